@@ -1,0 +1,51 @@
+// larq's error family. Every error a user can meet is one of these, named after what went wrong and
+// carrying what it was about, so callers can branch on the class instead of parsing messages.
+
+/** Base class of every larq error. */
+export class LarqError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A job payload that is not a usable Laravel payload: malformed JSON, not an object, `job` missing. */
+export class InvalidPayloadError extends LarqError {
+  constructor(
+    message: string,
+    readonly payload?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A PHP serialize() string that cannot be read: `offset` is the byte where reading stopped. */
+export class UnserializeError extends LarqError {
+  constructor(
+    message: string,
+    readonly offset: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${message} at byte ${offset}`, options);
+  }
+}
+
+/** A value that PHP's serialize() or json_encode() cannot represent (NaN in JSON, a lone surrogate...). */
+export class SerializeError extends LarqError {}
+
+/** Laravel's DecryptException: "The payload is invalid.", "The MAC is invalid.", "Could not decrypt the data." */
+export class DecryptError extends LarqError {}
+
+/** Laravel's EncryptException, and a key or cipher the Encrypter cannot use. */
+export class EncryptError extends LarqError {}
+
+/** An option with a value larq cannot use; the message names the option. */
+export class InvalidOptionError extends LarqError {
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(`${option}: ${message}`);
+  }
+}

@@ -1,0 +1,103 @@
+// A private redis-server for the test run: started on a free port, stopped after. Nothing here touches
+// the machine's shared Redis. In CI a missing redis-server is a failure, never a skip.
+import { spawn, ChildProcess, execFileSync } from 'child_process';
+import { createServer } from 'net';
+import { randomBytes } from 'crypto';
+import Redis from 'ioredis';
+
+export const inCI = process.env.CI === 'true' || process.env.CI === '1';
+
+let server: { proc: ChildProcess; port: number } | undefined;
+let starting: Promise<number> | undefined;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function hasBinary(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function start(): Promise<number> {
+  const port = await freePort();
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  server = { proc, port };
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      return port;
+    } catch {
+      probe.disconnect();
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/**
+ * The port of the test run's redis-server, starting it on first use. Call from a `before` hook:
+ * without redis-server the suite is skipped locally and fails in CI.
+ */
+export async function requireRedis(ctx: Mocha.Context): Promise<number> {
+  if (!hasBinary('redis-server')) {
+    if (inCI) throw new Error('redis-server is not installed; CI must install it (.ci/run)');
+    ctx.skip();
+  }
+  starting ??= start();
+  return starting;
+}
+
+/** A fresh key prefix per test so tests never see each other's keys. */
+export function randomPrefix(): string {
+  return `larqtest_${randomBytes(4).toString('hex')}_`;
+}
+
+/** A plain client (no prefix) on the test server. */
+export function rawClient(port: number): Redis {
+  return new Redis({ port, host: '127.0.0.1' });
+}
+
+/** Every key under `prefix`, with its contents, in the fixtures' shape. */
+export async function dumpKeys(client: Redis, prefix: string): Promise<Record<string, unknown>> {
+  const keys = (await client.keys(`${prefix}*`)).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const type = await client.type(key);
+    if (type === 'list') out[key] = { type, items: await client.lrange(key, 0, -1) };
+    else if (type === 'zset') {
+      const flat = await client.zrange(key, 0, -1, 'WITHSCORES');
+      const items = [];
+      for (let i = 0; i < flat.length; i += 2) items.push({ member: flat[i], score: Number(flat[i + 1]) });
+      out[key] = { type, items };
+    } else if (type === 'string') out[key] = { type, value: await client.get(key) };
+    else if (type === 'hash') out[key] = { type, value: await client.hgetall(key) };
+    else out[key] = { type };
+  }
+  return out;
+}
+
+export function stopRedis(): void {
+  server?.proc.kill('SIGTERM');
+  server = undefined;
+  starting = undefined;
+}
