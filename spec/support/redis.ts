@@ -41,6 +41,7 @@ async function start(): Promise<number> {
   const deadline = Date.now() + 10000;
   for (;;) {
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined); // refused while the server is still starting: expected, retried below
     try {
       await probe.connect();
       await probe.ping();

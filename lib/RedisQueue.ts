@@ -1,0 +1,344 @@
+// Laravel's RedisQueue over raw payload strings (spec §5): same keys, same scripts, same order of Redis
+// commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { type Clock, systemClock, unixSeconds } from './clock';
+import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
+import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
+import { KeySpace, laravelPrefix, type LaravelLine, type QueueKeys } from './redis/keys';
+import { defineScripts, scripts } from './redis/scripts';
+
+/** How to reach Redis: a URL, ioredis options, or a client the caller owns (larq never quits it). */
+export type RedisConnection = string | RedisOptions | Redis | Cluster;
+
+/** Options of a {@link RedisQueue}; every one is optional, see {@link DEFAULT_REDIS_QUEUE_OPTIONS}. */
+export interface RedisQueueOptions {
+  /** Redis to use. Must not carry an ioredis `keyPrefix`: larq applies `prefix` itself. */
+  connection?: RedisConnection;
+  /** The queue connection's name as PHP knows it (`queue.connections` key). */
+  connectionName?: string;
+  /** The default queue name. */
+  queue?: string;
+  /** Seconds a reservation lasts; null = never requeue expired reservations. */
+  retryAfter?: number | null;
+  /** Seconds to BLPOP on the notify list when the queue is empty; null = never block, 0 = forever. */
+  blockFor?: number | null;
+  /** Most jobs moved per migration; negative = all, 0 = none (Laravel's `migration_batch_size`). */
+  migrationBatchSize?: number;
+  /** The key prefix, exactly as the PHP peers' Redis connection has it; null = derive from appName/laravel. */
+  prefix?: string | null;
+  /** APP_NAME, to derive the default prefix when `prefix` is null. */
+  appName?: string;
+  /** The Laravel line of the PHP peers: picks the default prefix and the cluster key form. */
+  laravel?: LaravelLine;
+  /** Whether the PHP peers use a cluster connection (13.x then wraps queue names in `{}`). */
+  cluster?: boolean;
+  /** Source of "now" for scores. */
+  clock?: Clock;
+}
+
+type Resolved = Required<Omit<RedisQueueOptions, 'prefix'>> & { prefix: string };
+
+/** Laravel's defaults for a Redis queue connection (and the 13.x skeleton's APP_NAME). */
+export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> = Object.freeze({
+  connection: 'redis://127.0.0.1:6379',
+  connectionName: 'redis',
+  queue: 'default',
+  retryAfter: 60,
+  blockFor: null,
+  migrationBatchSize: -1,
+  prefix: null,
+  appName: 'Laravel',
+  laravel: 13 as LaravelLine,
+  cluster: false,
+  clock: systemClock,
+});
+
+/** One entry of {@link RedisQueue.bulkRaw}: a payload, or a payload with a delay (seconds or a date). */
+export type BulkEntry = string | { payload: string; delay?: number | Date };
+
+/** A job as the inspection methods list it (Laravel 13's InspectedJob, plus the sorted-set score). */
+export interface InspectedJob {
+  uuid: string | null;
+  queue: string;
+  /** The payload's `displayName`. */
+  name: string | null;
+  /** The payload's `attempts` (0 when missing). */
+  attempts: number;
+  /** The payload string as stored. */
+  payload: string;
+  createdAt: number | null;
+  /** Delayed jobs: when it becomes due (Unix seconds). */
+  availableAt?: number;
+  /** Reserved jobs: when the reservation expires (Unix seconds). */
+  reservedUntil?: number;
+}
+
+function isClient(c: unknown): c is Redis | Cluster {
+  if (c instanceof Redis || c instanceof Cluster) return true;
+  const o = c as { defineCommand?: unknown; duplicate?: unknown } | null;
+  return typeof o === 'object' && o !== null && typeof o.defineCommand === 'function' && typeof o.duplicate === 'function';
+}
+
+// larq prefixes every key itself (redis/keys.ts); an ioredis keyPrefix on top would prefix twice.
+function ioredisKeyPrefix(c: string | object): string | null | undefined {
+  if (typeof c === 'string') return URL.canParse(c) ? new URL(c).searchParams.get('keyPrefix') : null;
+  const o = (isClient(c) ? c.options : c) as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
+  return o.keyPrefix ?? o.redisOptions?.keyPrefix;
+}
+
+// Every option is checked here and only here; the message names the offending option.
+function resolveOptions(given: RedisQueueOptions): Resolved {
+  if (given === null || typeof given !== 'object') throw new InvalidOptionError('options', 'must be an object');
+  for (const key of Object.keys(given)) {
+    if (!Object.hasOwn(DEFAULT_REDIS_QUEUE_OPTIONS, key)) throw new InvalidOptionError(key, 'is not a RedisQueue option');
+  }
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  const o: Required<RedisQueueOptions> = { ...DEFAULT_REDIS_QUEUE_OPTIONS, ...defined };
+  const fail = (option: string, why: string): never => {
+    throw new InvalidOptionError(option, why);
+  };
+  const c = o.connection as unknown;
+  if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) fail('connection', 'must be a URL, ioredis options or an ioredis client');
+  if (ioredisKeyPrefix(c as string | object)) fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
+  if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
+  if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
+  if (o.retryAfter !== null && !(Number.isInteger(o.retryAfter) && o.retryAfter >= 0)) fail('retryAfter', 'must be a whole number of seconds >= 0, or null');
+  if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0)) fail('blockFor', 'must be a number of seconds >= 0, or null');
+  if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
+  if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');
+  if (typeof o.appName !== 'string') fail('appName', 'must be a string');
+  if (o.laravel !== 8 && o.laravel !== 12 && o.laravel !== 13) fail('laravel', 'must be 8, 12 or 13');
+  if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
+  if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
+  return { ...o, prefix: o.prefix ?? laravelPrefix(o.appName, o.laravel) };
+}
+
+/** A Laravel-compatible Redis queue connection working on payload strings. */
+export class RedisQueue implements ReservedJobStore {
+  /** The validated options in force. */
+  readonly options: Readonly<Resolved>;
+  /** The key builder (prefix, Laravel line, cluster mode). */
+  readonly keys: KeySpace;
+  private readonly client: Redis | Cluster;
+  private readonly ownsClient: boolean;
+  // BLPOP waits on its own connection so a blocked pop never delays other commands of this queue.
+  private blocker: Redis | Cluster | undefined;
+  // 11.27+: a job found on a lower-priority queue makes the next pass over the first queue non-blocking.
+  private secondaryQueueHadJob = false;
+  private closed = false;
+
+  constructor(options: RedisQueueOptions = {}) {
+    this.options = Object.freeze(resolveOptions(options));
+    this.keys = new KeySpace(this.options.prefix, this.options.laravel, this.options.cluster);
+    const c = this.options.connection;
+    this.ownsClient = !isClient(c);
+    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
+    defineScripts(this.client);
+  }
+
+  /** Push a payload string; resolves to its `id`, or null when it has none. */
+  async pushRaw(payload: string, queue?: string | null): Promise<string | null> {
+    await scripts.push(this.client, this.keysFor(queue), payload);
+    return this.payloadId(payload);
+  }
+
+  /** Schedule a payload string `delay` seconds from now (or at a date); resolves to its `id` or null. */
+  async laterRaw(delay: number | Date, payload: string, queue?: string | null): Promise<string | null> {
+    await scripts.later(this.client, this.keysFor(queue), this.availableAt(delay), payload);
+    return this.payloadId(payload);
+  }
+
+  /** Push (or schedule) many payloads in one MULTI sent as one pipeline: one round trip, and no other client sees a partial batch. */
+  async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
+    if (entries.length === 0) return [];
+    const keys = this.keysFor(queue);
+    const multi = this.client.multi();
+    const payloads = entries.map((e) => {
+      if (typeof e === 'string' || e.delay === undefined) scripts.pushInto(multi, keys, typeof e === 'string' ? e : e.payload);
+      else scripts.laterInto(multi, keys, this.availableAt(e.delay), e.payload);
+      return typeof e === 'string' ? e : e.payload;
+    });
+    const replies = (await multi.exec()) ?? [];
+    const error = replies.find(([err]) => err)?.[0];
+    if (error) throw new LarqError(`bulk push to ${keys.queue} failed: ${error.message}`, { cause: error });
+    return payloads.map((p) => this.payloadId(p));
+  }
+
+  /**
+   * Migrate due delayed jobs (and expired reservations unless retryAfter is null), then reserve the next
+   * job. `index` is the queue's position in a worker's list: only index 0 may block (11.27+ semantics).
+   * Throws InvalidPayloadError when the head payload could not be reserved; it is kept in `<Q>:larq:invalid`.
+   */
+  async pop(queue?: string | null, index = 0): Promise<RedisJob | null> {
+    const name = this.queueName(queue);
+    const keys = this.keys.forQueue(name);
+    await this.migrate(keys);
+    const block = index === 0 && !this.secondaryQueueHadJob;
+    const next = await this.retrieveNextJob(name, keys, block);
+    if (index === 0) this.secondaryQueueHadJob = false;
+    if (next === null) return null;
+    if (index > 0) this.secondaryQueueHadJob = true;
+    return new RedisJob(this, next.job, next.reserved, this.options.connectionName, name);
+  }
+
+  /** Move due members of the sorted set `from` to the list `to` (un-prefixed keys, as Laravel takes them). */
+  async migrateExpiredJobs(from: string, to: string): Promise<string[]> {
+    return this.migrateKeys(this.keys.key(from), this.keys.key(to), this.keys.notifyOf(to));
+  }
+
+  /** Remove a job's reservation (ZREM of its reserved string). */
+  async deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
+    await this.client.zrem(this.keysFor(queue).reserved, job.getReservedJob());
+  }
+
+  /** Move a reserved job to the delayed set, due `delay` seconds from now (or at a date). */
+  async deleteAndRelease(queue: string | null | undefined, job: RedisJob, delay: number | Date): Promise<void> {
+    await scripts.release(this.client, this.keysFor(queue), job.getReservedJob(), this.availableAt(delay));
+  }
+
+  /** Waiting + delayed + reserved jobs. */
+  async size(queue?: string | null): Promise<number> {
+    return scripts.size(this.client, this.keysFor(queue));
+  }
+
+  /** Jobs waiting in the list. */
+  async pendingSize(queue?: string | null): Promise<number> {
+    return this.client.llen(this.keysFor(queue).queue);
+  }
+
+  /** Jobs in the delayed set. */
+  async delayedSize(queue?: string | null): Promise<number> {
+    return this.client.zcard(this.keysFor(queue).delayed);
+  }
+
+  /** Jobs in the reserved set. */
+  async reservedSize(queue?: string | null): Promise<number> {
+    return this.client.zcard(this.keysFor(queue).reserved);
+  }
+
+  /** Delete every job of the queue, reserved ones included; resolves to how many there were. */
+  async clear(queue?: string | null): Promise<number> {
+    return scripts.clear(this.client, this.keysFor(queue));
+  }
+
+  /** The waiting jobs, head first. */
+  async pendingJobs(queue?: string | null): Promise<InspectedJob[]> {
+    const name = this.queueName(queue);
+    const items = await this.client.lrange(this.keys.forQueue(name).queue, 0, -1);
+    return items.map((payload) => inspect(payload, name));
+  }
+
+  /** The delayed jobs, soonest first, with `availableAt`. */
+  async delayedJobs(queue?: string | null): Promise<InspectedJob[]> {
+    const name = this.queueName(queue);
+    const pairs = await this.scored(this.keys.forQueue(name).delayed);
+    return pairs.map(([payload, score]) => ({ ...inspect(payload, name), availableAt: score }));
+  }
+
+  /** The reserved jobs, earliest expiry first, with `reservedUntil`. */
+  async reservedJobs(queue?: string | null): Promise<InspectedJob[]> {
+    const name = this.queueName(queue);
+    const pairs = await this.scored(this.keys.forQueue(name).reserved);
+    return pairs.map(([payload, score]) => ({ ...inspect(payload, name), reservedUntil: score }));
+  }
+
+  /** Close the connections larq opened; a client passed in by the caller stays open. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // disconnect, not quit: QUIT would wait behind a BLPOP that may block forever.
+    this.blocker?.disconnect();
+    if (!this.ownsClient) return;
+    // A lazy client that never connected has nothing to QUIT; one whose connection broke cannot send it.
+    if (this.client.status === 'wait') this.client.disconnect();
+    else await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string; reserved: string } | null> {
+    // Laravel's availableAt(null) is plain "now" when retryAfter is null; nothing reads that score anyway.
+    const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
+    if (reply.kind === 'invalid') {
+      throw new InvalidPayloadError(
+        `queue "${name}": the head payload is not a JSON object with a numeric attempts (${reply.reason}); ` +
+          `it was moved to ${keys.invalid} instead of being lost`,
+        reply.job,
+      );
+    }
+    if (reply.kind === 'reserved') return reply;
+    if (this.options.blockFor !== null && block && (await this.waitForNotify(keys))) {
+      return this.retrieveNextJob(name, keys, false); // one more try, never blocking again
+    }
+    return null;
+  }
+
+  private async waitForNotify(keys: QueueKeys): Promise<boolean> {
+    this.blocker ??= (this.client as Redis).duplicate();
+    try {
+      return (await this.blocker.blpop(keys.notify, this.options.blockFor ?? 0)) !== null;
+    } catch (error) {
+      if (this.closed) return false; // close() cut the blocking connection
+      throw error;
+    }
+  }
+
+  // Delayed first, then reserved, as every Laravel pop does (spec §5.7).
+  private async migrate(keys: QueueKeys): Promise<void> {
+    await this.migrateKeys(keys.delayed, keys.queue, keys.notify);
+    if (this.options.retryAfter !== null) await this.migrateKeys(keys.reserved, keys.queue, keys.notify);
+  }
+
+  private migrateKeys(from: string, to: string, notify: string): Promise<string[]> {
+    return scripts.migrateExpiredJobs(this.client, from, to, notify, this.now(), this.options.migrationBatchSize);
+  }
+
+  private async scored(key: string): Promise<[string, number][]> {
+    const flat = await this.client.zrange(key, 0, -1, 'WITHSCORES');
+    const out: [string, number][] = [];
+    for (let i = 0; i < flat.length; i += 2) out.push([flat[i], Number(flat[i + 1])]);
+    return out;
+  }
+
+  // PHP's `$queue ?: $this->default`: null, '' and also '0' (falsy in PHP) mean the default queue.
+  private queueName(queue: string | null | undefined): string {
+    return queue === undefined || queue === null || queue === '' || queue === '0' ? this.options.queue : queue;
+  }
+
+  private keysFor(queue: string | null | undefined): QueueKeys {
+    return this.keys.forQueue(this.queueName(queue));
+  }
+
+  private now(): number {
+    return unixSeconds(this.options.clock);
+  }
+
+  // Laravel's availableAt: a date gives its timestamp, a number of seconds is added to now (as an integer).
+  private availableAt(delay: number | Date): number {
+    if (delay instanceof Date) return Math.floor(delay.getTime() / 1000);
+    if (!Number.isFinite(delay)) throw new InvalidOptionError('delay', 'must be a finite number of seconds or a Date');
+    return this.now() + Math.trunc(delay);
+  }
+
+  // What pushRaw returns: the payload's `id`, or null when it has none or is not JSON (as PHP's json_decode).
+  private payloadId(payload: string): string | null {
+    try {
+      const id: unknown = (JSON.parse(payload) as { id?: unknown } | null)?.id;
+      return id === undefined || id === null ? null : String(id);
+    } catch {
+      return null;
+    }
+  }
+}
+
+// One payload as the inspection methods report it; payloads that are not JSON objects give nulls.
+function inspect(payload: string, queue: string): InspectedJob {
+  let f: Record<string, unknown> = {};
+  try {
+    const v: unknown = JSON.parse(payload);
+    if (v !== null && typeof v === 'object') f = v as Record<string, unknown>;
+  } catch {
+    // keep the defaults: inspection must list what is there, even garbage
+  }
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+  return { uuid: str(f.uuid), queue, name: str(f.displayName), attempts: num(f.attempts) ?? 0, payload, createdAt: num(f.createdAt) };
+}

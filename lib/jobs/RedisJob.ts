@@ -1,0 +1,125 @@
+// One job reserved from a Redis queue (spec §9). It carries two strings: the original payload as popped
+// (what the job runs from and what a failed-job record stores) and the reserved string re-encoded by the
+// pop script (the only valid argument for deleting or releasing the reservation; never rebuilt from JSON).
+
+/** The queue operations a reserved job needs: implemented by RedisQueue. */
+export interface ReservedJobStore {
+  /** ZREM the job's reserved string from the queue's reserved set. */
+  deleteReserved(queue: string, job: RedisJob): Promise<void>;
+  /** Move the job's reserved string to the delayed set, due in `delaySeconds`. */
+  deleteAndRelease(queue: string, job: RedisJob, delaySeconds: number): Promise<void>;
+}
+
+/** The envelope fields this class reads itself. */
+interface Envelope {
+  attempts: number;
+  id: string | null;
+  uuid: string | null;
+}
+
+/** A job popped from a Redis queue and held in its `:reserved` set until deleted or released. */
+export class RedisJob {
+  private readonly envelope: Envelope;
+  private deleted = false;
+  private released = false;
+  private failed = false;
+
+  constructor(
+    private readonly store: ReservedJobStore,
+    private readonly job: string,
+    private readonly reserved: string,
+    private readonly connectionName: string,
+    private readonly queue: string,
+  ) {
+    this.envelope = RedisJob.decode(job);
+  }
+
+  // The only place the raw body is parsed here (plain JSON.parse for now; a big-int-safe decoder can replace
+  // this one method). The pop script proved cjson can read the body, but cjson also takes a few non-JSON
+  // forms (hex numbers...); like PHP's json_decode returning null, those give attempts 0 and no id.
+  private static decode(body: string): Envelope {
+    let value: unknown = null;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      // fall through to the defaults below
+    }
+    const fields = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+    const text = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
+    // A numeric string also counts, as Lua and PHP arithmetic accept one.
+    const attempts = Number(fields.attempts ?? 0);
+    return { attempts: Number.isFinite(attempts) ? attempts : 0, id: text(fields.id), uuid: text(fields.uuid) };
+  }
+
+  /** The payload exactly as it was popped from the queue (not the reserved copy). */
+  getRawBody(): string {
+    return this.job;
+  }
+
+  /** The reserved string, byte for byte as Redis returned it: what delete and release must send. */
+  getReservedJob(): string {
+    return this.reserved;
+  }
+
+  /** The number of this attempt, counting from 1: the payload's `attempts` plus one. */
+  attempts(): number {
+    return this.envelope.attempts + 1;
+  }
+
+  /** The payload's `id` (what push returned), or null. */
+  getJobId(): string | null {
+    return this.envelope.id;
+  }
+
+  /** The payload's `uuid`, or null. */
+  uuid(): string | null {
+    return this.envelope.uuid;
+  }
+
+  /** The bare queue name the job was popped from (no `queues:`, no prefix). */
+  getQueue(): string {
+    return this.queue;
+  }
+
+  /** The name of the queue connection (Laravel's `queue.connections` key, e.g. `redis`). */
+  getConnectionName(): string {
+    return this.connectionName;
+  }
+
+  /** Marks the job deleted, then removes its reservation. */
+  async delete(): Promise<void> {
+    this.deleted = true;
+    await this.store.deleteReserved(this.queue, this);
+  }
+
+  /** Marks the job released, then moves it (attempts already counted) to the delayed set for `delay` seconds. */
+  async release(delay = 0): Promise<void> {
+    this.released = true;
+    await this.store.deleteAndRelease(this.queue, this, delay);
+  }
+
+  /** Whether delete() was called on this object. */
+  isDeleted(): boolean {
+    return this.deleted;
+  }
+
+  /** Whether release() was called on this object. */
+  isReleased(): boolean {
+    return this.released;
+  }
+
+  /** Whether delete() or release() was called on this object. */
+  isDeletedOrReleased(): boolean {
+    return this.deleted || this.released;
+  }
+
+  /** Sets the failed flag only; failing the job (delete, hooks, events) is the worker's business. */
+  markAsFailed(): void {
+    this.failed = true;
+  }
+
+  /** Whether markAsFailed() was called on this object. */
+  hasFailed(): boolean {
+    return this.failed;
+  }
+}

@@ -1,0 +1,112 @@
+// The one place Redis key names are built. The PHP side never writes the prefix itself (its Redis client
+// prepends it to every key argument, spec §2.3), so larq applies it here, explicitly, to every key: script
+// KEYS, BLPOP, plain commands. ARGV values (payloads) are never prefixed.
+
+/** The Laravel release lines larq can mirror; they differ in the default prefix and cluster key (§2.3, §2.4). */
+export type LaravelLine = 8 | 12 | 13;
+
+/** Every key of one queue, prefix included, ready to send to Redis. */
+export interface QueueKeys {
+  /** Waiting list, e.g. `laravel_database_queues:default`. */
+  readonly queue: string;
+  /** Delayed sorted set: `<queue>:delayed`. */
+  readonly delayed: string;
+  /** Reserved sorted set: `<queue>:reserved`. */
+  readonly reserved: string;
+  /** Wake-up token list for blocking pops: `<queue>:notify`. */
+  readonly notify: string;
+  /** larq's quarantine list for payloads the pop script cannot decode: `<queue>:larq:invalid`. */
+  readonly invalid: string;
+}
+
+// Characters Unicode NFKD does not decompose into ASCII but Laravel's transliteration (Str::ascii) spells out.
+const LETTERS: Record<string, string> = {
+  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ð: 'd', Ð: 'D',
+  þ: 'th', Þ: 'TH', ł: 'l', Ł: 'L', ħ: 'h', Ħ: 'H', ı: 'i',
+};
+
+/** Latin text to ASCII: accents stripped via NFKD, a few ligatures and special letters spelled out. */
+function transliterate(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[ßẞæÆœŒøØđĐðÐþÞłŁħĦı]/g, (c) => LETTERS[c]);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|-]/g, '\\$&');
+}
+
+/**
+ * Laravel's `Str::slug(title, separator)` as described in spec §2.3 (for Latin-script titles; other
+ * scripts keep their letters, where Laravel's transliteration table might romanize them).
+ */
+export function slug(title: string, separator = '-'): string {
+  const sep = escapeRegExp(separator);
+  const other = separator === '-' ? '_' : '-';
+  let s = transliterate(title);
+  s = s.replace(new RegExp(`${escapeRegExp(other)}+`, 'g'), separator);
+  s = s.replace(/@/g, `${separator}at${separator}`);
+  s = s.toLowerCase();
+  s = s.replace(new RegExp(`[^${sep}\\p{L}\\p{N}\\s]+`, 'gu'), '');
+  s = s.replace(new RegExp(`[${sep}\\s]+`, 'gu'), separator);
+  return s.replace(new RegExp(`^${sep}+|${sep}+$`, 'g'), '');
+}
+
+/**
+ * The default Redis prefix of a Laravel app named `appName` (spec §2.3): `slug(name, '_') + '_database_'`
+ * for the 8.x and 12.x skeletons, `slug(name) + '-database-'` for 13.x. Existing apps keep whatever their
+ * config says, so prefer an explicit prefix.
+ */
+export function laravelPrefix(appName: string, line: LaravelLine): string {
+  return line === 13 ? `${slug(appName, '-')}-database-` : `${slug(appName, '_')}_database_`;
+}
+
+/** Whether a queue name carries a Redis Cluster hash tag: a `{`, later a `}`, something in between (§2.4). */
+export function hasHashTag(name: string): boolean {
+  return /\{[\s\S]+\}/.test(name);
+}
+
+/**
+ * The un-prefixed queue key: `queues:NAME`, or `queues:{NAME}` when a 13.x peer on a cluster connection
+ * would wrap it (13.5+; the name has no hash tag of its own). Names are used as given, never trimmed.
+ */
+export function queueKey(name: string, line: LaravelLine, cluster: boolean): string {
+  return cluster && line === 13 && !hasHashTag(name) ? `queues:{${name}}` : `queues:${name}`;
+}
+
+/** Builds prefixed keys for one connection: prefix, Laravel line and cluster mode fixed at construction. */
+export class KeySpace {
+  constructor(
+    readonly prefix: string,
+    readonly line: LaravelLine,
+    readonly cluster: boolean,
+  ) {}
+
+  /** Every key of the queue named `name`. */
+  forQueue(name: string): QueueKeys {
+    return this.forQueueKey(queueKey(name, this.line, this.cluster));
+  }
+
+  /** Every key derived from an un-prefixed queue key such as `queues:default`. */
+  forQueueKey(key: string): QueueKeys {
+    const queue = this.key(key);
+    return {
+      queue,
+      delayed: `${queue}:delayed`,
+      reserved: `${queue}:reserved`,
+      notify: `${queue}:notify`,
+      invalid: `${queue}:larq:invalid`,
+    };
+  }
+
+  /** Any un-prefixed key (as Laravel's public methods take them) with the prefix applied. */
+  key(unprefixed: string): string {
+    return `${this.prefix}${unprefixed}`;
+  }
+
+  /** The notify list that belongs to an un-prefixed destination list (Laravel's `$to.':notify'`). */
+  notifyOf(unprefixedList: string): string {
+    return `${this.key(unprefixedList)}:notify`;
+  }
+}

@@ -1,0 +1,129 @@
+// The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build),
+// registered on a client with ioredis defineCommand (EVALSHA, falling back to EVAL on NOSCRIPT), and called
+// through typed functions that always pass the declared number of KEYS and ARGV.
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { Redis, Cluster, ChainableCommander } from 'ioredis';
+import { LarqError } from '../errors';
+import type { QueueKeys } from './keys';
+
+/** One script: its file, the ioredis command name it is registered under, and its KEYS/ARGV counts. */
+export interface ScriptSpec {
+  readonly file: string;
+  readonly command: string;
+  readonly keys: number;
+  readonly args: number;
+}
+
+/** Every script larq runs, by name. The key count is also in the file name (checked by a spec). */
+export const SCRIPTS = Object.freeze({
+  size: { file: 'size-3.lua', command: 'larqSize', keys: 3, args: 0 },
+  push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
+  later: { file: 'later-1.lua', command: 'larqLater', keys: 1, args: 2 },
+  pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 1 },
+  release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
+  migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
+  clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
+} satisfies Record<string, ScriptSpec>);
+
+/** A script's name in {@link SCRIPTS}. */
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** The directory holding the .lua files: next to this module, in source and in the build alike. */
+export const LUA_DIR = join(__dirname, 'lua');
+
+let sources: Map<ScriptName, string> | undefined;
+
+/** The Lua text of one script, read from disk the first time any script is needed. */
+export function scriptSource(name: ScriptName): string {
+  sources ??= new Map(
+    (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(join(LUA_DIR, SCRIPTS[n].file), 'utf8')]),
+  );
+  return sources.get(name) as string;
+}
+
+/** A client the scripts were defined on. */
+type Client = Redis | Cluster;
+type Arg = string | number;
+
+// Clients that already carry the commands: defineCommand is cheap, but once per client is enough.
+const defined = new WeakSet<object>();
+
+/** Registers every script on `client` (idempotent). Pipelines made from it afterwards inherit them. */
+export function defineScripts(client: Redis | Cluster): void {
+  if (defined.has(client)) return;
+  for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
+    const spec = SCRIPTS[name];
+    client.defineCommand(spec.command, { numberOfKeys: spec.keys, lua: scriptSource(name) });
+  }
+  defined.add(client);
+}
+
+// The single call site of every script: refuses a KEYS/ARGV count other than the declared one.
+function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[]): unknown {
+  const spec = SCRIPTS[name];
+  if (keys.length !== spec.keys || args.length !== spec.args) {
+    throw new LarqError(`script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`);
+  }
+  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[spec.command];
+  if (typeof command !== 'function') throw new LarqError(`script ${name} is not defined on this client`);
+  return command.call(target, ...keys, ...args);
+}
+
+/** What the pop script found: nothing, a reserved job, or a payload it moved to the quarantine list. */
+export type PopReply =
+  | { kind: 'empty' }
+  | { kind: 'reserved'; job: string; reserved: string }
+  | { kind: 'invalid'; job: string; reason: string };
+
+/** Typed callers, one per script, on a client that went through {@link defineScripts}. */
+export const scripts = {
+  /** LLEN queue + ZCARD delayed + ZCARD reserved. */
+  async size(target: Client, k: QueueKeys): Promise<number> {
+    return Number(await run(target, 'size', [k.queue, k.delayed, k.reserved], []));
+  },
+
+  /** RPUSH the payload and one notify token. */
+  async push(target: Client, k: QueueKeys, payload: string): Promise<void> {
+    await run(target, 'push', [k.queue, k.notify], [payload]);
+  },
+
+  /** Queue a push on a pipeline or MULTI made from a defined client; its reply comes with exec(). */
+  pushInto(pipeline: ChainableCommander, k: QueueKeys, payload: string): void {
+    run(pipeline, 'push', [k.queue, k.notify], [payload]);
+  },
+
+  /** ZADD the payload to the delayed set at `availableAt` (Unix seconds). */
+  async later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<void> {
+    await run(target, 'later', [k.delayed], [availableAt, payload]);
+  },
+
+  /** Queue a later on a pipeline or MULTI made from a defined client; its reply comes with exec(). */
+  laterInto(pipeline: ChainableCommander, k: QueueKeys, availableAt: number, payload: string): void {
+    run(pipeline, 'later', [k.delayed], [availableAt, payload]);
+  },
+
+  /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. */
+  async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
+    const reply = (await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt])) as (string | null)[];
+    const [job, reserved, reason] = reply;
+    if (job === null || job === undefined) return { kind: 'empty' };
+    if (reserved === null || reserved === undefined) return { kind: 'invalid', job, reason: reason ?? 'unknown error' };
+    return { kind: 'reserved', job, reserved };
+  },
+
+  /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
+  async release(target: Client, k: QueueKeys, reserved: string, availableAt: number): Promise<void> {
+    await run(target, 'release', [k.delayed, k.reserved], [reserved, availableAt]);
+  },
+
+  /** Move members of `from` scored at or below `now` to the list `to` (+ tokens); `limit` < 0 = all. */
+  async migrateExpiredJobs(target: Client, from: string, to: string, notify: string, now: number, limit: number): Promise<string[]> {
+    return (await run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit])) as string[];
+  },
+
+  /** Count the jobs of a queue, then DEL its four keys. */
+  async clear(target: Client, k: QueueKeys): Promise<number> {
+    return Number(await run(target, 'clear', [k.queue, k.delayed, k.reserved, k.notify], []));
+  },
+};

@@ -1,0 +1,335 @@
+// RedisQueue against a real redis-server: migration, blocking pops, sizes, inspection, key naming,
+// options, and the quarantine of payloads Laravel's pop would lose.
+import { expect } from 'chai';
+import type Redis from 'ioredis';
+import { FakeClock } from '../../lib/clock';
+import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
+import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
+import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
+import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+
+const NOW = 1795276770;
+const job = (n: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'x@y', data: { n }, id: `id${n}`, attempts: 0, ...extra });
+
+describe('RedisQueue (integration)', function () {
+  let port: number;
+  let client: Redis;
+  let prefix: string;
+  let clock: FakeClock;
+  const opened: RedisQueue[] = [];
+
+  before(async function () {
+    port = await requireRedis(this);
+    client = rawClient(port);
+  });
+  after(async () => client?.quit());
+  beforeEach(() => {
+    prefix = randomPrefix();
+    clock = new FakeClock(NOW * 1000);
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((q) => q.close()));
+  });
+
+  function open(options: RedisQueueOptions = {}): RedisQueue {
+    const q = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock, retryAfter: 90, ...options });
+    opened.push(q);
+    return q;
+  }
+  const key = (suffix = '') => `${prefix}queues:default${suffix}`;
+  const list = (k: string) => client.lrange(k, 0, -1);
+
+  describe('migration', () => {
+    it('moves due delayed jobs in score order to the tail, one notify token each', async () => {
+      const q = open();
+      await client.rpush(key(), 'head');
+      await client.zadd(key(':delayed'), NOW - 1, 'b', NOW - 5, 'a', NOW, 'c', NOW + 1, 'later');
+      expect(await q.migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['a', 'b', 'c']);
+      expect(await list(key())).to.deep.equal(['head', 'a', 'b', 'c']);
+      expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
+      expect(await client.zrange(key(':delayed'), 0, -1)).to.deep.equal(['later']);
+    });
+
+    it('pop migrates delayed before reserved, then reserves the head', async () => {
+      const q = open();
+      await client.zadd(key(':reserved'), NOW - 1, job(2, { attempts: 1 }));
+      await client.zadd(key(':delayed'), NOW - 1, job(1));
+      const popped = (await q.pop())!;
+      expect(popped.getJobId()).to.equal('id1');
+      expect(await list(key())).to.deep.equal([job(2, { attempts: 1 })]);
+      expect(await list(key(':notify'))).to.deep.equal(['1']);
+      expect((await q.pop())!.attempts()).to.equal(2);
+    });
+
+    it('honours migrationBatchSize: 0 moves nothing, 2 moves two, -1 moves all', async () => {
+      await client.zadd(key(':delayed'), ...[1, 2, 3, 4, 5].flatMap((n) => [NOW - 10 + n, `m${n}`]));
+      expect(await open({ migrationBatchSize: 0 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal([]);
+      expect(await open({ migrationBatchSize: 2 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['m1', 'm2']);
+      expect(await open({ migrationBatchSize: -1 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['m3', 'm4', 'm5']);
+      expect(await list(key())).to.deep.equal(['m1', 'm2', 'm3', 'm4', 'm5']);
+      expect(await client.llen(key(':notify'))).to.equal(5);
+    });
+
+    it('moves more than 100 members (chunked RPUSH) in order, with one token per member', async () => {
+      const members = Array.from({ length: 250 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+      await client.zadd(key(':delayed'), ...members.flatMap((m) => [NOW - 1, m]));
+      expect(await open().migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.have.length(250);
+      expect(await list(key())).to.deep.equal(members);
+      expect(await client.llen(key(':notify'))).to.equal(250);
+      expect(await client.exists(key(':delayed'))).to.equal(0);
+    });
+
+    it('never migrates reserved jobs when retryAfter is null', async () => {
+      const q = open({ retryAfter: null });
+      await client.zadd(key(':reserved'), NOW - 1000, job(1, { attempts: 1 }));
+      expect(await q.pop()).to.equal(null);
+      expect(await q.reservedSize()).to.equal(1);
+      expect(await q.pendingSize()).to.equal(0);
+    });
+
+    it('release puts the job back with its incremented attempts; the next due pop runs attempt 2', async () => {
+      const q = open();
+      await q.pushRaw(job(1));
+      const first = (await q.pop())!;
+      await first.release(5);
+      expect(await q.pop()).to.equal(null);
+      clock.advance(5);
+      const second = (await q.pop())!;
+      expect(second.attempts()).to.equal(2);
+      expect(second.getRawBody()).to.equal(first.getReservedJob());
+    });
+  });
+
+  describe('blocking pops', () => {
+    it('blocks on :notify and wakes up on a push from another client', async () => {
+      const q = open({ blockFor: 5 });
+      const started = Date.now();
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      await open().pushRaw(job(1));
+      const popped = await popping;
+      expect(popped!.getJobId()).to.equal('id1');
+      expect(Date.now() - started).to.be.lessThan(3000);
+      expect(await client.exists(key(':notify'))).to.equal(0);
+    });
+
+    it('blocks for blockFor seconds at most, then returns null', async () => {
+      const started = Date.now();
+      expect(await open({ blockFor: 0.3 }).pop()).to.equal(null);
+      expect(Date.now() - started).to.be.within(250, 2500);
+    });
+
+    it('does not block on a secondary queue (index > 0)', async () => {
+      const started = Date.now();
+      expect(await open({ blockFor: 5 }).pop('low', 1)).to.equal(null);
+      expect(Date.now() - started).to.be.lessThan(1000);
+    });
+
+    it('does not block on the first queue right after a secondary queue had a job (11.27+)', async () => {
+      const q = open({ blockFor: 5 });
+      await q.pushRaw(job(1), 'low');
+      expect(await q.pop('low', 1)).to.not.equal(null);
+      const started = Date.now();
+      expect(await q.pop('high', 0)).to.equal(null);
+      expect(Date.now() - started).to.be.lessThan(1000);
+    });
+
+    it('blocks on its own connection: size() answers while a pop is blocked', async () => {
+      const q = open({ blockFor: 3 });
+      await q.pushRaw(job(1), 'other');
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      expect(await q.size('other')).to.equal(1);
+      expect(Date.now() - started).to.be.lessThan(500);
+      await q.pushRaw(job(2));
+      expect((await popping)!.getJobId()).to.equal('id2');
+    });
+
+    it('close() ends a pop blocked forever (blockFor 0) with null', async () => {
+      const q = open({ blockFor: 0 });
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      await q.close();
+      expect(await popping).to.equal(null);
+    });
+  });
+
+  describe('sizes, clear and inspection', () => {
+    it('counts each key and clears all four', async () => {
+      const q = open();
+      await q.bulkRaw([job(1), job(2), { payload: job(3), delay: 60 }]);
+      await q.pop();
+      expect([await q.size(), await q.pendingSize(), await q.delayedSize(), await q.reservedSize()]).to.deep.equal([3, 1, 1, 1]);
+      expect(await q.clear()).to.equal(3);
+      expect(await dumpKeys(client, prefix)).to.deep.equal({});
+    });
+
+    it('lists pending, delayed and reserved jobs with their scores', async () => {
+      const q = open();
+      await q.pushRaw(job(1, { createdAt: NOW }));
+      await q.pushRaw('not json');
+      await q.laterRaw(30, job(2));
+      await client.zadd(key(':reserved'), NOW + 90, job(3, { attempts: 2 }));
+      expect(await q.pendingJobs()).to.deep.equal([
+        { uuid: 'u1', queue: 'default', name: 'Job1', attempts: 0, payload: job(1, { createdAt: NOW }), createdAt: NOW },
+        { uuid: null, queue: 'default', name: null, attempts: 0, payload: 'not json', createdAt: null },
+      ]);
+      expect(await q.delayedJobs()).to.deep.equal([
+        { uuid: 'u2', queue: 'default', name: 'Job2', attempts: 0, payload: job(2), createdAt: null, availableAt: NOW + 30 },
+      ]);
+      expect(await q.reservedJobs()).to.deep.equal([
+        { uuid: 'u3', queue: 'default', name: 'Job3', attempts: 2, payload: job(3, { attempts: 2 }), createdAt: null, reservedUntil: NOW + 90 },
+      ]);
+    });
+
+    it("treats '' and '0' as the default queue, as PHP's `?:` does", async () => {
+      const q = open();
+      await q.pushRaw(job(1), '0');
+      await q.pushRaw(job(2), '');
+      expect(await q.pendingSize('default')).to.equal(2);
+    });
+  });
+
+  describe('keys and prefix', () => {
+    it('derives Laravel prefixes', () => {
+      expect(laravelPrefix('Laravel', 8)).to.equal('laravel_database_');
+      expect(laravelPrefix('Laravel', 12)).to.equal('laravel_database_');
+      expect(laravelPrefix('Laravel', 13)).to.equal('laravel-database-');
+      expect(laravelPrefix('Café Ünïcode', 8)).to.equal('cafe_unicode_database_');
+      expect(slug('Café Ünïcode', '_')).to.equal('cafe_unicode');
+      expect(slug('a@b', '_')).to.equal('a_at_b');
+      expect(slug('a@b')).to.equal('a-at-b');
+      expect(slug('My App', '_')).to.equal('my_app');
+      expect(slug('  --My__App!! 2-- ', '_')).to.equal('my_app_2');
+      expect(slug('Straße Øl', '-')).to.equal('strasse-ol');
+      expect(new RedisQueue({ connection: { lazyConnect: true }, appName: 'My App', laravel: 8 }).options.prefix).to.equal('my_app_database_');
+      expect(new RedisQueue({ connection: { lazyConnect: true } }).options.prefix).to.equal('laravel-database-');
+    });
+
+    it('wraps queue names in {} only for 13.x on a cluster, and leaves hash-tagged names alone', () => {
+      expect(queueKey('default', 13, true)).to.equal('queues:{default}');
+      expect(queueKey('{x}y', 13, true)).to.equal('queues:{x}y');
+      expect(queueKey('{}', 13, true)).to.equal('queues:{{}}');
+      expect(queueKey('default', 12, true)).to.equal('queues:default');
+      expect(queueKey('default', 13, false)).to.equal('queues:default');
+      expect(queueKey(' default', 13, false)).to.equal('queues: default');
+      expect(new KeySpace('p_', 13, true).forQueue('default').notify).to.equal('p_queues:{default}:notify');
+    });
+
+    it('writes cluster-form keys end to end', async () => {
+      const q = open({ laravel: 13, cluster: true });
+      await q.pushRaw(job(1));
+      await q.pushRaw(job(2), '{x}y');
+      expect(Object.keys(await dumpKeys(client, prefix))).to.deep.equal([
+        `${prefix}queues:{default}`, `${prefix}queues:{default}:notify`, `${prefix}queues:{x}y`, `${prefix}queues:{x}y:notify`,
+      ]);
+      expect((await q.pop())!.getQueue()).to.equal('default');
+    });
+  });
+
+  describe('payloads Laravel would lose', () => {
+    for (const [what, payload] of [
+      ['not JSON', 'not json'],
+      ['a JSON object without attempts', '{"job":"x","data":{}}'],
+      ['a non-numeric attempts', '{"job":"x","attempts":{}}'],
+      ['a JSON scalar', '42'],
+    ]) {
+      it(`quarantines ${what} instead of losing it`, async () => {
+        const q = open();
+        await q.pushRaw(payload);
+        await q.pushRaw(job(2));
+        const error = await q.pop().then(() => null, (e: unknown) => e);
+        expect(error).to.be.instanceOf(InvalidPayloadError);
+        expect((error as InvalidPayloadError).message).to.contain('"default"').and.contain(key(':larq:invalid'));
+        expect((error as InvalidPayloadError).payload).to.equal(payload);
+        expect(await list(key(':larq:invalid'))).to.deep.equal([payload]);
+        expect(await list(key(':notify'))).to.deep.equal(['1']);
+        expect(await list(key())).to.deep.equal([job(2)]);
+        expect(await q.reservedSize()).to.equal(0);
+        expect((await q.pop())!.getJobId()).to.equal('id2');
+        expect(await client.exists(key(':notify'))).to.equal(0);
+      });
+    }
+  });
+
+  it('reserves a body cjson reads but JSON.parse does not (hex number) and treats it as PHP would', async () => {
+    const q = open();
+    await q.pushRaw('{"attempts":0x0,"id":"h"}');
+    const popped = (await q.pop())!;
+    expect(JSON.parse(popped.getReservedJob())).to.deep.equal({ attempts: 1, id: 'h' }); // key order is cjson's
+    expect([popped.attempts(), popped.getJobId()]).to.deep.equal([1, null]);
+    await popped.delete();
+    expect(await dumpKeys(client, prefix)).to.deep.equal({});
+  });
+
+  describe('commands on the wire (MONITOR)', () => {
+    // Every command the server runs under our prefix, scripts' inner commands included, lower-cased.
+    async function record(action: () => Promise<unknown>): Promise<string[]> {
+      const monitor = await rawClient(port).monitor();
+      const seen: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args.some((a) => a.startsWith(prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase())) seen.push(args[0].toLowerCase());
+      });
+      await action();
+      await client.ping(); // let MONITOR catch up
+      await new Promise((r) => setTimeout(r, 50));
+      monitor.disconnect();
+      // EVAL or EVALSHA depends on whether ioredis already sent the script on this socket.
+      return seen.filter((c) => c !== 'ping').map((c) => (c === 'evalsha' ? 'eval' : c));
+    }
+
+    it("pop runs Laravel's sequence: migrate delayed, migrate reserved, pop (LPOP, ZADD, LPOP)", async () => {
+      const q = open();
+      await q.pushRaw(job(1, { attempts: '3' }));
+      let popped: Awaited<ReturnType<RedisQueue['pop']>> = null;
+      const seen = await record(async () => (popped = await q.pop()));
+      expect(seen).to.deep.equal(['eval', 'zrangebyscore', 'eval', 'zrangebyscore', 'eval', 'lpop', 'zadd', 'lpop']);
+      expect(popped!.attempts()).to.equal(4); // a numeric string counts, as in Lua and PHP
+    });
+
+    it('bulkRaw sends one MULTI/EXEC holding one push script per payload', async () => {
+      const q = open();
+      const seen = await record(() => q.bulkRaw([job(1), job(2), { payload: job(3), delay: 10 }]));
+      expect(seen).to.deep.equal(['multi', 'eval', 'rpush', 'rpush', 'eval', 'rpush', 'rpush', 'eval', 'zadd', 'exec']);
+    });
+  });
+
+  describe('options and connections', () => {
+    it('rejects bad options, naming the option', () => {
+      const bad: [RedisQueueOptions, string][] = [
+        [{ retryAfter: -1 }, 'retryAfter'],
+        [{ retryAfter: 1.5 }, 'retryAfter'],
+        [{ blockFor: -1 }, 'blockFor'],
+        [{ migrationBatchSize: 1.5 }, 'migrationBatchSize'],
+        [{ laravel: 11 as 13 }, 'laravel'],
+        [{ queue: '' }, 'queue'],
+        [{ retry_after: 5 } as RedisQueueOptions, 'retry_after'],
+        [{ connection: { keyPrefix: 'x:' } }, 'connection'],
+      ];
+      for (const [options, option] of bad) {
+        expect(() => new RedisQueue({ connection: { lazyConnect: true }, ...options }), option)
+          .to.throw(InvalidOptionError).with.property('option', option);
+      }
+    });
+
+    it('uses a client the caller owns and leaves it open on close()', async () => {
+      const own = rawClient(port);
+      const q = new RedisQueue({ connection: own, prefix, clock, blockFor: 0.1 });
+      await q.pushRaw(job(1));
+      expect(await q.pop()).to.not.equal(null);
+      expect(await q.pop()).to.equal(null); // blocked briefly on larq's own duplicate connection
+      await q.close();
+      expect(await own.ping()).to.equal('PONG');
+      await own.quit();
+    });
+
+    it('bulkRaw is one MULTI: all payloads land, ids come back in order', async () => {
+      const q = open();
+      expect(await q.bulkRaw([job(1), job(2), 'no id'])).to.deep.equal(['id1', 'id2', null]);
+      expect(await list(key())).to.deep.equal([job(1), job(2), 'no id']);
+      expect(await q.bulkRaw([])).to.deep.equal([]);
+    });
+  });
+});

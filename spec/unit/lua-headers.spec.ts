@@ -1,0 +1,107 @@
+// Every Lua script documents its KEYS and ARGV in a header; this keeps the header, the file name's key
+// count, the script body, and what scripts.ts actually sends in agreement.
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+import type Redis from 'ioredis';
+import type { QueueKeys } from '../../lib/redis/keys';
+import { defineScripts, LUA_DIR, SCRIPTS, scripts, type ScriptName } from '../../lib/redis/scripts';
+
+interface Header {
+  keys: number[];
+  args: number[];
+  text: string;
+}
+
+// The leading comment block: every `-- KEYS[n]:` and `-- ARGV[n]:` line, in order.
+function parseHeader(source: string): Header {
+  const lines: string[] = [];
+  for (const line of source.split('\n')) {
+    if (!line.startsWith('--')) break;
+    lines.push(line);
+  }
+  const indexes = (what: string) =>
+    lines.map((l) => new RegExp(`^-- ${what}\\[(\\d+)\\]:`).exec(l)).filter((m) => m !== null).map((m) => Number(m![1]));
+  return { keys: indexes('KEYS'), args: indexes('ARGV'), text: lines.join('\n') };
+}
+
+// The highest KEYS[n] / ARGV[n] the code (comments stripped) refers to.
+function highestUsed(source: string, what: string): number {
+  const code = source.split('\n').map((l) => l.replace(/--.*$/, '')).join('\n');
+  const used = [...code.matchAll(new RegExp(`${what}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1]));
+  return Math.max(0, ...used);
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+// A stand-in client that records what each defined command was called with.
+function recordingClient(): { client: Redis; calls: Map<string, unknown[]>; defined: Map<string, number> } {
+  const calls = new Map<string, unknown[]>();
+  const defined = new Map<string, number>();
+  const fake: Record<string, unknown> = {
+    defineCommand(name: string, def: { numberOfKeys: number }) {
+      defined.set(name, def.numberOfKeys);
+      fake[name] = (...args: unknown[]) => {
+        calls.set(name, args);
+        return Promise.resolve(name === 'larqPop' ? [null, null] : name === 'larqMigrateExpiredJobs' ? [] : 0);
+      };
+    },
+  };
+  return { client: fake as unknown as Redis, calls, defined };
+}
+
+describe('Lua script headers', () => {
+  const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort();
+  const names = Object.keys(SCRIPTS) as ScriptName[];
+
+  it('every .lua file is registered in SCRIPTS, and every registered script has a file', () => {
+    expect(files).to.deep.equal(names.map((n) => SCRIPTS[n].file).sort());
+  });
+
+  for (const name of names) {
+    const spec = SCRIPTS[name];
+    describe(spec.file, () => {
+      const source = readFileSync(join(LUA_DIR, spec.file), 'utf8');
+      const header = parseHeader(source);
+
+      it('is named <script>-<key count>.lua', () => {
+        expect(spec.file).to.equal(`${name}-${spec.keys}.lua`);
+      });
+
+      it('has a header with purpose, returns and the Laravel version it matches', () => {
+        expect(header.text).to.match(/Purpose:/);
+        expect(header.text).to.match(/Returns:/);
+        expect(header.text).to.match(/Matches: Laravel \d/);
+      });
+
+      it('declares KEYS[1..n] with examples and ARGV[1..n], matching the file name and SCRIPTS', () => {
+        expect(header.keys).to.deep.equal(range(spec.keys));
+        expect(header.args).to.deep.equal(range(spec.args));
+        for (const line of header.text.split('\n').filter((l) => l.startsWith('-- KEYS['))) expect(line).to.match(/e\.g\. \S+/);
+      });
+
+      it('uses no KEYS or ARGV beyond those declared', () => {
+        expect(highestUsed(source, 'KEYS')).to.equal(spec.keys);
+        expect(highestUsed(source, 'ARGV')).to.equal(spec.args);
+      });
+    });
+  }
+
+  it('scripts.ts defines and calls each command with the declared KEYS + ARGV count', async () => {
+    const { client, calls, defined } = recordingClient();
+    defineScripts(client);
+    const k: QueueKeys = { queue: 'p:queues:q', delayed: 'p:queues:q:delayed', reserved: 'p:queues:q:reserved', notify: 'p:queues:q:notify', invalid: 'p:queues:q:larq:invalid' };
+    await scripts.size(client, k);
+    await scripts.push(client, k, 'payload');
+    await scripts.later(client, k, 100, 'payload');
+    await scripts.pop(client, k, 100);
+    await scripts.release(client, k, 'reserved', 100);
+    await scripts.migrateExpiredJobs(client, k.delayed, k.queue, k.notify, 100, -1);
+    await scripts.clear(client, k);
+    for (const name of names) {
+      const spec = SCRIPTS[name];
+      expect(defined.get(spec.command), spec.command).to.equal(spec.keys);
+      expect(calls.get(spec.command), spec.command).to.have.length(spec.keys + spec.args);
+    }
+  });
+});
