@@ -1,0 +1,135 @@
+// Reading payloads produced by any Laravel version (8.x-13.x, Horizon, hand-made pushRaw) and rewriting
+// them the way Laravel does (queue:retry), keeping every key Laravel or a hook put there.
+import { InvalidPayloadError } from '../errors';
+import { phpJsonDecode, phpJsonEncode, type PhpJsonEncodeOptions } from './json';
+import { CALL_QUEUED_HANDLER, type JobPayload } from './types';
+
+/**
+ * Decode a payload string into a typed view. Missing fields read as null (false for the booleans);
+ * throws InvalidPayloadError when the text is not JSON, not an object, or lacks a string `job` or a
+ * numeric `attempts`.
+ */
+export function parsePayload(raw: string): JobPayload {
+  const decoded = decodeObject(raw);
+  const job = decoded.job;
+  if (job === undefined) throw new InvalidPayloadError('Payload has no "job" field', raw);
+  if (typeof job !== 'string') throw new InvalidPayloadError(`Payload "job" must be a string, got ${describe(job)}`, raw);
+  const attempts = decoded.attempts;
+  if (attempts === undefined) throw new InvalidPayloadError('Payload has no "attempts" field', raw);
+  if (typeof attempts !== 'number') {
+    throw new InvalidPayloadError(`Payload "attempts" must be a number, got ${describe(attempts)}`, raw);
+  }
+
+  const data = decoded.data ?? null;
+  const dataFields = isRecord(data) ? data : {};
+  const displayName = stringOrNull(decoded.displayName);
+  return Object.freeze({
+    raw,
+    decoded,
+    job,
+    isObjectJob: job === CALL_QUEUED_HANDLER,
+    uuid: stringOrNull(decoded.uuid),
+    displayName,
+    name: displayName ? displayName : job,
+    maxTries: numberOrNull(decoded.maxTries),
+    maxExceptions: numberOrNull(decoded.maxExceptions),
+    failOnTimeout: phpTruthy(decoded.failOnTimeout),
+    backoff: backoffOrNull(decoded.backoff),
+    timeout: numberOrNull(decoded.timeout),
+    retryUntil: numberOrNull(decoded.retryUntil),
+    deleteWhenMissingModels: phpTruthy(decoded.deleteWhenMissingModels),
+    data,
+    commandName: stringOrNull(dataFields.commandName),
+    command: stringOrNull(dataFields.command),
+    batchId: stringOrNull(dataFields.batchId),
+    createdAt: numberOrNull(decoded.createdAt),
+    id: typeof decoded.id === 'number' ? String(decoded.id) : stringOrNull(decoded.id),
+    attempts,
+    delay: numberOrNull(decoded.delay),
+  });
+}
+
+/**
+ * Decode `raw`, set the given top-level fields (existing keys stay in place, new ones go last) and
+ * encode again, keeping every other key, its order and its value. Default flags: Laravel's payload
+ * encoding (JSON_UNESCAPED_UNICODE).
+ */
+export function rewritePayload(raw: string, changes: Readonly<Record<string, unknown>>, opts?: PhpJsonEncodeOptions): string {
+  const decoded = decodeObject(raw);
+  for (const [key, value] of Object.entries(changes)) {
+    // defineProperty: a "__proto__" key must stay data, not replace the prototype
+    Object.defineProperty(decoded, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+  return phpJsonEncode(decoded, opts);
+}
+
+/** `raw` with `attempts` set to `attempts`, encoded as Laravel encodes payloads unless `opts` says otherwise. */
+export function withAttempts(raw: string, attempts: number, opts?: PhpJsonEncodeOptions): string {
+  return rewritePayload(raw, { attempts }, opts);
+}
+
+/** Options of retryPayload. */
+export interface RetryPayloadOptions {
+  /** A fresh deadline from the command's `retryUntil()` method, in Unix seconds. Default: keep the old one. */
+  retryUntil?: number | null;
+}
+
+/**
+ * What `queue:retry` pushes back for a failed job's payload: `attempts` reset to 0 (when present), an
+ * optional new `retryUntil`, re-encoded with plain json_encode flags (non-ASCII as `\uXXXX`).
+ */
+export function retryPayload(raw: string, opts: RetryPayloadOptions = {}): string {
+  const decoded = decodeObject(raw);
+  if (decoded.attempts !== undefined) decoded.attempts = 0;
+  if (opts.retryUntil !== undefined) decoded.retryUntil = opts.retryUntil;
+  return phpJsonEncode(decoded, { unescapedUnicode: false });
+}
+
+function decodeObject(raw: string): Record<string, unknown> {
+  let decoded: unknown;
+  try {
+    decoded = phpJsonDecode(raw);
+  } catch (e) {
+    if (e instanceof InvalidPayloadError) throw new InvalidPayloadError(`Payload is not valid JSON: ${e.message}`, raw, { cause: e });
+    throw e;
+  }
+  if (!isRecord(decoded)) throw new InvalidPayloadError(`Payload must be a JSON object, got ${describe(decoded)}`, raw);
+  return decoded;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`;
+}
+
+function stringOrNull(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+/** Integers PHP would compare as numbers: JSON numbers, 64-bit ones, and numeric strings. */
+function numberOrNull(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  return null;
+}
+
+/** Backoff is a comma-separated string; a bare number (hand-made payloads) reads as its text. */
+function backoffOrNull(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  return null;
+}
+
+/** PHP's boolean conversion: null, false, 0, 0.0, "", "0" and empty arrays are false. */
+function phpTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === 0n || v === '' || v === '0') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isRecord(v)) return Object.keys(v).length > 0;
+  return true;
+}
