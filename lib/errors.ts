@@ -49,3 +49,6 @@ export class InvalidOptionError extends LarqError {
     super(`${option}: ${message}`);
   }
 }
+
+/** A PHP object or value the builder cannot make: an unknown or missing property, a JS value with no PHP form. */
+export class PhpBuildError extends LarqError {}

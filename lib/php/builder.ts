@@ -1,0 +1,321 @@
+// The producer-side builder: declare a PHP class once (each property's visibility, declaring class and
+// default, plus the Laravel traits it uses), then make objects of it from plain JS values.
+// The mangling has to be right: since Laravel 9.4 SerializesModels drops a protected or private property
+// that arrives under a public name, so the job would run in PHP with that property silently missing.
+//
+// Serialized property order is PHP's: the class's own properties in declaration order, then each trait's
+// in `use` order. With SerializesModels on a 9.4+ line (12, 13), a property identical (===) to its
+// declared default is left out, as PHP leaves it out; a property without a default is always written.
+import { PhpBuildError } from '../errors';
+import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, Visibility } from './values';
+
+/** A Laravel release line whose queue traits the builder knows: 8.83, 12.32+ and 13.24+. */
+export type LaravelLine = 8 | 12 | 13;
+
+/** How one property is declared in PHP. */
+export interface PropertyDeclaration {
+  visibility: Visibility;
+  /** For private properties: the declaring class; defaults to the class itself (also for trait properties). */
+  declaringClass?: string;
+  /** The declared default (JS or PhpValue). Leave it out for promoted and typed properties without one. */
+  default?: unknown;
+}
+
+/** A property's visibility alone (no declared default), or its full declaration. */
+export type PropertySpec = Visibility | PropertyDeclaration;
+
+/** A block of properties a PHP trait adds to the classes that use it. */
+export interface PhpTrait {
+  readonly name: string;
+  /** The Laravel line this trait's property list belongs to, when it depends on one. */
+  readonly line?: LaravelLine;
+  readonly properties: Readonly<Record<string, PropertySpec>>;
+}
+
+/** Options of phpClass(). */
+export interface PhpClassOptions {
+  /** Traits in the order the class `use`s them; their properties follow the class's own. */
+  traits?: readonly PhpTrait[];
+  /** The class uses SerializesModels: `true` takes the Laravel line from the traits, or name the line. */
+  serializesModels?: boolean | LaravelLine;
+}
+
+/** One property of a declared class, resolved. */
+export interface DeclaredProperty {
+  readonly name: string;
+  readonly visibility: Visibility;
+  readonly declaringClass?: string;
+  readonly hasDefault: boolean;
+  readonly default?: unknown;
+}
+
+/** A PHP class declared for the builder; make() turns JS values into its serialized form. */
+export class PhpClass {
+  constructor(
+    readonly className: string,
+    readonly properties: readonly DeclaredProperty[],
+    /** True when properties equal to their default are left out (SerializesModels, Laravel 9.4+). */
+    readonly omitsDefaults: boolean,
+  ) {}
+
+  /** An object of this class as PHP would serialize it; values go through toPhp(), undefined means not given. */
+  make(values: Readonly<Record<string, unknown>> = {}): PhpObject {
+    const declared = new Set(this.properties.map((p) => p.name));
+    const unknown = Object.keys(values).filter((name) => !declared.has(name));
+    if (unknown.length > 0) {
+      throw new PhpBuildError(`${this.className} has no property ${unknown.join(', ')} (declared: ${[...declared].join(', ')})`);
+    }
+    const props: PhpProperty[] = [];
+    for (const p of this.properties) {
+      const given = Object.prototype.hasOwnProperty.call(values, p.name) && values[p.name] !== undefined;
+      if (!given && !p.hasDefault) throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
+      const value = toPhp(given ? values[p.name] : p.default, `${this.className}::$${p.name}`);
+      if (this.omitsDefaults && p.hasDefault && phpIdentical(value, toPhp(p.default))) continue;
+      props.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value });
+    }
+    return new PhpObject(this.className, props);
+  }
+}
+
+/** Declare a PHP class: its own properties in declaration order, then its traits'. */
+export function phpClass(className: string, properties: Readonly<Record<string, PropertySpec>>, options: PhpClassOptions = {}): PhpClass {
+  const traits = options.traits ?? [];
+  const declared: DeclaredProperty[] = [];
+  for (const [owner, props] of [[className, properties] as const, ...traits.map((t) => [`trait ${t.name}`, t.properties] as const)]) {
+    for (const [name, spec] of Object.entries(props)) {
+      if (declared.some((p) => p.name === name)) throw new PhpBuildError(`${className}: property ${name} of ${owner} is declared twice`);
+      const decl: PropertyDeclaration = typeof spec === 'string' ? { visibility: spec } : spec;
+      if (!['public', 'protected', 'private'].includes(decl.visibility)) throw new PhpBuildError(`${className}: property ${name} has visibility ${String(decl.visibility)}`);
+      if (decl.declaringClass && decl.visibility !== 'private') {
+        throw new PhpBuildError(`${className}: property ${name} is ${decl.visibility}; only private properties have a declaring class`);
+      }
+      const hasDefault = typeof spec !== 'string' && spec.default !== undefined;
+      if (hasDefault) toPhp(decl.default, `default of ${className}::$${name}`);
+      declared.push({
+        name,
+        visibility: decl.visibility,
+        ...(decl.visibility === 'private' ? { declaringClass: decl.declaringClass ?? className } : {}),
+        hasDefault,
+        ...(hasDefault ? { default: decl.default } : {}),
+      });
+    }
+  }
+  return new PhpClass(className, declared, omitsDefaults(className, options.serializesModels ?? false, traits));
+}
+
+function omitsDefaults(className: string, serializesModels: boolean | LaravelLine, traits: readonly PhpTrait[]): boolean {
+  if (serializesModels === false) return false;
+  if (serializesModels !== true) return serializesModels >= 12;
+  const lines = new Set(traits.map((t) => t.line).filter((l): l is LaravelLine => l !== undefined));
+  if (lines.size !== 1) {
+    throw new PhpBuildError(`${className}: serializesModels: true needs one Laravel line from the traits (found ${lines.size}); pass the line, e.g. serializesModels: 12`);
+  }
+  return [...lines][0] >= 12;
+}
+
+const QUEUEABLE: Record<LaravelLine, string[]> = {
+  8: ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'],
+  12: ['connection', 'queue', 'messageGroup', 'deduplicator', 'delay', 'afterCommit', 'middleware', 'chained', 'chainConnection', 'chainQueue', 'chainCatchCallbacks'],
+  13: [
+    'connection', 'queue', 'messageGroup', 'deduplicator', 'debounceOwner', 'uniqueLockOwner',
+    'delay', 'afterCommit', 'middleware', 'chained', 'chainConnection', 'chainQueue', 'chainCatchCallbacks',
+  ],
+};
+const QUEUEABLE_DEFAULTS: Record<string, unknown> = { middleware: [], chained: [], debounceOwner: '', uniqueLockOwner: '' };
+
+/** Laravel's Queueable trait (Illuminate\Bus\Queueable) on a line: all public, in declaration order. */
+export function queueableTrait(line: LaravelLine): PhpTrait {
+  const properties = Object.fromEntries(
+    QUEUEABLE[line].map((name): [string, PropertySpec] => [name, { visibility: 'public', default: QUEUEABLE_DEFAULTS[name] ?? null }]),
+  );
+  return { name: 'Illuminate\\Bus\\Queueable', line, properties };
+}
+
+/** Laravel's InteractsWithQueue trait: the public `job` (always null when serialized). */
+export function interactsWithQueueTrait(): PhpTrait {
+  return { name: 'Illuminate\\Queue\\InteractsWithQueue', properties: { job: { visibility: 'public', default: null } } };
+}
+
+/** Laravel's Batchable trait: public `batchId`, and from 9.x the private `fakeBatch`. */
+export function batchableTrait(line: LaravelLine): PhpTrait {
+  const properties: Record<string, PropertySpec> = { batchId: { visibility: 'public', default: null } };
+  if (line >= 12) properties.fakeBatch = { visibility: 'private', default: null };
+  return { name: 'Illuminate\\Bus\\Batchable', line, properties };
+}
+
+/** The traits of a job class as the recorded fixtures use them: Queueable, InteractsWithQueue, then Batchable if asked. */
+export function laravelJobTraits(line: LaravelLine, options: { batchable?: boolean } = {}): PhpTrait[] {
+  const traits = [queueableTrait(line), interactsWithQueueTrait()];
+  return options.batchable ? [...traits, batchableTrait(line)] : traits;
+}
+
+/** Marks a JS number as a PHP float even when it is integral (`php.float(2)` is `d:2;`). */
+export class PhpFloat {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * Convert a JS value to a PhpValue: integral number -> int (float via php.float), other number -> float,
+ * bigint -> int, string, boolean, null, Buffer -> PhpBytes, JS array -> list, plain object or Map -> array
+ * (integer-like string keys become int keys, as PHP makes them). Arrays, objects and the other model
+ * classes pass through untouched, but a bare JS number always follows the int rule, even a float read
+ * from PHP: wrap it in php.float().
+ */
+export function toPhp(value: unknown, where = 'value'): PhpValue {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string' || typeof value === 'bigint') return value;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return value;
+    if (!Number.isSafeInteger(value)) throw new PhpBuildError(`${where}: ${value} is beyond 2^53; use a bigint for an int or php.float() for a float`);
+    return BigInt(value);
+  }
+  if (value instanceof PhpFloat) return value.value;
+  if (value instanceof PhpArray || value instanceof PhpObject || value instanceof PhpEnum) return value;
+  if (value instanceof PhpBytes || value instanceof PhpReference || value instanceof PhpCustomObject) return value;
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return new PhpBytes(Buffer.from(value));
+  if (Array.isArray(value)) return PhpArray.list(value.map((item, i) => toPhp(item, `${where}[${i}]`)));
+  if (value instanceof Map) {
+    return new PhpArray([...value].map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}[${String(k)}]`)] as [PhpArrayKey, PhpValue]));
+  }
+  if (value instanceof Date) throw new PhpBuildError(`${where}: use php.dateTime(date, { timezone, immutable }) for a Date`);
+  if (typeof value === 'object' && isPlainObject(value)) {
+    return new PhpArray(Object.entries(value).map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}.${k}`)] as [PhpArrayKey, PhpValue]));
+  }
+  const kind = typeof value === 'object' ? `an instance of ${value.constructor?.name ?? 'a class'}` : typeof value;
+  throw new PhpBuildError(`${where}: ${kind} has no PHP form; build objects with phpClass(...).make()`);
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+// PHP stores a decimal string without sign quirks or leading zeros as an int key ("7" -> 7, "07" stays).
+function arrayKey(key: unknown, where: string): PhpArrayKey {
+  if (typeof key === 'bigint') return key;
+  if (typeof key === 'number' && Number.isSafeInteger(key)) return BigInt(key);
+  if (typeof key === 'string') {
+    if (/^(0|-?[1-9][0-9]*)$/.test(key)) {
+      const n = BigInt(key);
+      if (n >= -(2n ** 63n) && n < 2n ** 63n) return n;
+    }
+    return key;
+  }
+  throw new PhpBuildError(`${where}: ${typeof key} ${String(key)} cannot be a PHP array key`);
+}
+
+/** PHP's `===` between two values, as SerializesModels uses it to leave defaults out. */
+export function phpIdentical(a: PhpValue, b: PhpValue): boolean {
+  if (a instanceof PhpBytes || b instanceof PhpBytes) {
+    const left = bytesOf(a);
+    const right = bytesOf(b);
+    return left !== undefined && right !== undefined && left.equals(right);
+  }
+  if (a instanceof PhpArray && b instanceof PhpArray) {
+    if (a.size !== b.size) return false;
+    const right = [...b.entries];
+    return [...a.entries].every(([k, v], i) => right[i][0] === k && phpIdentical(v, right[i][1]));
+  }
+  if (a instanceof PhpEnum && b instanceof PhpEnum) return a.className === b.className && a.caseName === b.caseName;
+  return a === b;
+}
+
+function bytesOf(v: PhpValue): Buffer | undefined {
+  if (v instanceof PhpBytes) return v.bytes;
+  return typeof v === 'string' ? Buffer.from(v, 'utf8') : undefined;
+}
+
+/** Options of php.dateTime(). */
+export interface DateTimeOptions {
+  /** DateTimeImmutable instead of DateTime. */
+  immutable?: boolean;
+  /** A zone id such as `Europe/Amsterdam` or `UTC` (timezone_type 3), or an offset `+02:00` (type 1). Default `UTC`. */
+  timezone?: string;
+  /** Microseconds 0..999999, replacing the Date's milliseconds (a Date holds no finer time). */
+  microsecond?: number;
+  /** Another class with the same three properties, such as `Illuminate\Support\Carbon`. */
+  className?: string;
+}
+
+/** Options of php.model(). */
+export interface ModelOptions {
+  /** Database connection name (null: PHP's default). */
+  connection?: string | null;
+  /** Names of the relations to load, dotted for nested ones. */
+  relations?: string[];
+  /** A custom collection class for a collection (9.26+; not on the 8.x line). */
+  collectionClass?: string | null;
+}
+
+/** Helpers for PHP values that plain JS cannot express. */
+export const php = {
+  /** A PHP float, even for an integral number. */
+  float(n: number): PhpFloat {
+    return new PhpFloat(n);
+  },
+  /** A PHP enum case, `E:len:"Class:Case";`. */
+  enum(className: string, caseName: string): PhpEnum {
+    return new PhpEnum(className, caseName);
+  },
+  /** A PHP DateTime (or DateTimeImmutable, or Carbon) for a JS Date, shaped as PHP 8.2 serializes it. */
+  dateTime(date: Date, options: DateTimeOptions = {}): PhpObject {
+    const time = date.getTime();
+    if (Number.isNaN(time)) throw new PhpBuildError('php.dateTime: invalid Date');
+    const timezone = options.timezone ?? 'UTC';
+    const micro = options.microsecond ?? date.getUTCMilliseconds() * 1000;
+    if (!Number.isInteger(micro) || micro < 0 || micro > 999999) throw new PhpBuildError(`php.dateTime: microsecond ${micro} is not 0..999999`);
+    const offset = /^[+-]\d{2}:\d{2}$/.test(timezone) ? offsetOf(timezone) : zoneOffset(time, timezone);
+    const local = new Date(time - date.getUTCMilliseconds() + offset * 60000);
+    const y = local.getUTCFullYear();
+    const two = (n: number) => String(n).padStart(2, '0');
+    const text =
+      `${y < 0 ? '-' : ''}${String(Math.abs(y)).padStart(4, '0')}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())} ` +
+      `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}.${String(micro).padStart(6, '0')}`;
+    const prop = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
+    return new PhpObject(options.className ?? (options.immutable ? 'DateTimeImmutable' : 'DateTime'), [
+      prop('date', text),
+      prop('timezone_type', /^[+-]/.test(timezone) ? 1n : 3n),
+      prop('timezone', timezone),
+    ]);
+  },
+  /**
+   * An Eloquent model (scalar id) or collection (array of ids) as SerializesModels writes it: an
+   * `Illuminate\Contracts\Database\ModelIdentifier`, 4 properties on line 8 and 5 (collectionClass) later.
+   */
+  model(className: string | null, id: unknown, options: ModelOptions, line: LaravelLine): PhpObject {
+    const prop = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
+    const props = [
+      prop('class', className),
+      prop('id', toPhp(id, 'php.model id')),
+      prop('relations', PhpArray.list(options.relations ?? [])),
+      prop('connection', options.connection ?? null),
+    ];
+    if (line >= 12) props.push(prop('collectionClass', options.collectionClass ?? null));
+    else if (options.collectionClass != null) throw new PhpBuildError('php.model: Laravel 8 has no collectionClass');
+    return new PhpObject('Illuminate\\Contracts\\Database\\ModelIdentifier', props);
+  },
+};
+
+function offsetOf(text: string): number {
+  const minutes = Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6));
+  return text.startsWith('-') ? -minutes : minutes;
+}
+
+// Minutes east of UTC that the zone has at that instant, from Intl's wall clock.
+function zoneOffset(time: number, zone: string): number {
+  // An all-capitals name other than UTC (EST, GMT, CET) is an abbreviation to PHP (timezone_type 2).
+  if (zone !== 'UTC' && /^[A-Z]+$/.test(zone)) throw new PhpBuildError(`php.dateTime: abbreviation ${zone} is not supported; use a zone id or an offset`);
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone, hourCycle: 'h23', era: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+  } catch {
+    throw new PhpBuildError(`php.dateTime: unknown timezone ${zone}`);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(time)).map((p) => [p.type, p.value]));
+  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
+  const wall = new Date(0);
+  wall.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+  wall.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second), 0);
+  return Math.round((wall.getTime() - (time - (((time % 1000) + 1000) % 1000))) / 60000);
+}
