@@ -2,12 +2,8 @@
 // one, and the typed view a consumer reads.
 import type { Clock } from '../clock';
 
-/**
- * Which Laravel payload shape to write. 8: Laravel 8.x-11.x (and 12.0-12.10). 12: 12.51+, adding
- * `createdAt`, `delay` and `data.batchId` (12.11-12.50 peers simply ignore `batchId`). 13: 13.x, adding
- * `deleteWhenMissingModels`.
- */
-export type LaravelLine = 8 | 12 | 13;
+import type { LaravelLine } from '../LaravelLine';
+export type { LaravelLine };
 
 /** The `job` of every object job: Laravel's handler that unserializes and runs `data.command`. */
 export const CALL_QUEUED_HANDLER = 'Illuminate\\Queue\\CallQueuedHandler@call';

@@ -9,8 +9,9 @@
 import { PhpBuildError } from '../errors';
 import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, Visibility } from './values';
 
-/** A Laravel release line whose queue traits the builder knows: 8.83, 12.32+ and 13.24+. */
-export type LaravelLine = 8 | 12 | 13;
+// The builder knows the queue traits of 8.83, 12.32+ and 13.24+.
+import type { LaravelLine } from '../LaravelLine';
+export type { LaravelLine };
 
 /** How one property is declared in PHP. */
 export interface PropertyDeclaration {

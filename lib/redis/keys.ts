@@ -2,8 +2,9 @@
 // prepends it to every key argument, spec §2.3), so larq applies it here, explicitly, to every key: script
 // KEYS, BLPOP, plain commands. ARGV values (payloads) are never prefixed.
 
-/** The Laravel release lines larq can mirror; they differ in the default prefix and cluster key (§2.3, §2.4). */
-export type LaravelLine = 8 | 12 | 13;
+// Lines differ in the default prefix and the cluster key form (§2.3, §2.4).
+import type { LaravelLine } from '../LaravelLine';
+export type { LaravelLine };
 
 /** Every key of one queue, prefix included, ready to send to Redis. */
 export interface QueueKeys {
