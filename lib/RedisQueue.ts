@@ -1,57 +1,16 @@
 // Laravel's RedisQueue over raw payload strings (spec §5): same keys, same scripts, same order of Redis
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
-import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { type Clock, systemClock, unixSeconds } from './clock';
+import Redis, { Cluster } from 'ioredis';
+import { unixSeconds } from './clock';
 import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
+import { delayOf, payloadFor, type JobInput } from './jobs/dispatch';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
-import { KeySpace, laravelPrefix, type LaravelLine, type QueueKeys } from './redis/keys';
+import type { Encrypter } from './php/Encrypter';
+import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, scripts } from './redis/scripts';
+import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
-/** How to reach Redis: a URL, ioredis options, or a client the caller owns (larq never quits it). */
-export type RedisConnection = string | RedisOptions | Redis | Cluster;
-
-/** Options of a {@link RedisQueue}; every one is optional, see {@link DEFAULT_REDIS_QUEUE_OPTIONS}. */
-export interface RedisQueueOptions {
-  /** Redis to use. Must not carry an ioredis `keyPrefix`: larq applies `prefix` itself. */
-  connection?: RedisConnection;
-  /** The queue connection's name as PHP knows it (`queue.connections` key). */
-  connectionName?: string;
-  /** The default queue name. */
-  queue?: string;
-  /** Seconds a reservation lasts; null = never requeue expired reservations. */
-  retryAfter?: number | null;
-  /** Seconds to BLPOP on the notify list when the queue is empty; null = never block, 0 = forever. */
-  blockFor?: number | null;
-  /** Most jobs moved per migration; negative = all, 0 = none (Laravel's `migration_batch_size`). */
-  migrationBatchSize?: number;
-  /** The key prefix, exactly as the PHP peers' Redis connection has it; null = derive from appName/laravel. */
-  prefix?: string | null;
-  /** APP_NAME, to derive the default prefix when `prefix` is null. */
-  appName?: string;
-  /** The Laravel line of the PHP peers: picks the default prefix and the cluster key form. */
-  laravel?: LaravelLine;
-  /** Whether the PHP peers use a cluster connection (13.x then wraps queue names in `{}`). */
-  cluster?: boolean;
-  /** Source of "now" for scores. */
-  clock?: Clock;
-}
-
-type Resolved = Required<Omit<RedisQueueOptions, 'prefix'>> & { prefix: string };
-
-/** Laravel's defaults for a Redis queue connection (and the 13.x skeleton's APP_NAME). */
-export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> = Object.freeze({
-  connection: 'redis://127.0.0.1:6379',
-  connectionName: 'redis',
-  queue: 'default',
-  retryAfter: 60,
-  blockFor: null,
-  migrationBatchSize: -1,
-  prefix: null,
-  appName: 'Laravel',
-  laravel: 13 as LaravelLine,
-  cluster: false,
-  clock: systemClock,
-});
+export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
 
 /** One entry of {@link RedisQueue.bulkRaw}: a payload, or a payload with a delay (seconds or a date). */
 export type BulkEntry = string | { payload: string; delay?: number | Date };
@@ -73,50 +32,10 @@ export interface InspectedJob {
   reservedUntil?: number;
 }
 
-function isClient(c: unknown): c is Redis | Cluster {
-  if (c instanceof Redis || c instanceof Cluster) return true;
-  const o = c as { defineCommand?: unknown; duplicate?: unknown } | null;
-  return typeof o === 'object' && o !== null && typeof o.defineCommand === 'function' && typeof o.duplicate === 'function';
-}
-
-// larq prefixes every key itself (redis/keys.ts); an ioredis keyPrefix on top would prefix twice.
-function ioredisKeyPrefix(c: string | object): string | null | undefined {
-  if (typeof c === 'string') return URL.canParse(c) ? new URL(c).searchParams.get('keyPrefix') : null;
-  const o = (isClient(c) ? c.options : c) as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
-  return o.keyPrefix ?? o.redisOptions?.keyPrefix;
-}
-
-// Every option is checked here and only here; the message names the offending option.
-function resolveOptions(given: RedisQueueOptions): Resolved {
-  if (given === null || typeof given !== 'object') throw new InvalidOptionError('options', 'must be an object');
-  for (const key of Object.keys(given)) {
-    if (!Object.hasOwn(DEFAULT_REDIS_QUEUE_OPTIONS, key)) throw new InvalidOptionError(key, 'is not a RedisQueue option');
-  }
-  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  const o: Required<RedisQueueOptions> = { ...DEFAULT_REDIS_QUEUE_OPTIONS, ...defined };
-  const fail = (option: string, why: string): never => {
-    throw new InvalidOptionError(option, why);
-  };
-  const c = o.connection as unknown;
-  if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) fail('connection', 'must be a URL, ioredis options or an ioredis client');
-  if (ioredisKeyPrefix(c as string | object)) fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
-  if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
-  if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
-  if (o.retryAfter !== null && !(Number.isInteger(o.retryAfter) && o.retryAfter >= 0)) fail('retryAfter', 'must be a whole number of seconds >= 0, or null');
-  if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0)) fail('blockFor', 'must be a number of seconds >= 0, or null');
-  if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
-  if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');
-  if (typeof o.appName !== 'string') fail('appName', 'must be a string');
-  if (o.laravel !== 8 && o.laravel !== 12 && o.laravel !== 13) fail('laravel', 'must be 8, 12 or 13');
-  if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
-  if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
-  return { ...o, prefix: o.prefix ?? laravelPrefix(o.appName, o.laravel) };
-}
-
 /** A Laravel-compatible Redis queue connection working on payload strings. */
 export class RedisQueue implements ReservedJobStore {
   /** The validated options in force. */
-  readonly options: Readonly<Resolved>;
+  readonly options: Readonly<ResolvedRedisQueueOptions>;
   /** The key builder (prefix, Laravel line, cluster mode). */
   readonly keys: KeySpace;
   private readonly client: Redis | Cluster;
@@ -134,6 +53,38 @@ export class RedisQueue implements ReservedJobStore {
     this.ownsClient = !isClient(c);
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
     defineScripts(this.client);
+  }
+
+  /** The encrypter for ShouldBeEncrypted commands, if the queue was given one. */
+  get encrypter(): Encrypter | null {
+    return this.options.encrypter;
+  }
+
+  /** Push a job (a PHP object, an object job, or a string job); resolves to the payload's `id`. */
+  async push(job: JobInput, queue?: string | null): Promise<string> {
+    const payload = payloadFor(job, this.dispatchContext(null));
+    await this.pushRaw(payload, queue);
+    return this.payloadId(payload) as string;
+  }
+
+  /** Push a job to become available `delay` seconds from now (or at a date); resolves to its `id`. */
+  async later(delay: number | Date, job: JobInput, queue?: string | null): Promise<string> {
+    const payload = payloadFor(job, this.dispatchContext(this.secondsUntil(delay)));
+    await this.laterRaw(delay, payload, queue);
+    return this.payloadId(payload) as string;
+  }
+
+  /**
+   * Push many jobs in one round trip, atomically; a job object whose `delay` property is set goes to the
+   * delayed set, as Laravel 9+ does. Resolves to the ids in order.
+   */
+  async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
+    const entries = jobs.map((job) => {
+      const delay = delayOf(job);
+      const payload = payloadFor(job, this.dispatchContext(delay ?? null));
+      return delay === undefined ? payload : { payload, delay };
+    });
+    return (await this.bulkRaw(entries, queue)) as string[];
   }
 
   /** Push a payload string; resolves to its `id`, or null when it has none. */
@@ -316,6 +267,16 @@ export class RedisQueue implements ReservedJobStore {
     if (delay instanceof Date) return Math.floor(delay.getTime() / 1000);
     if (!Number.isFinite(delay)) throw new InvalidOptionError('delay', 'must be a finite number of seconds or a Date');
     return this.now() + Math.trunc(delay);
+  }
+
+  private dispatchContext(delay: number | null) {
+    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay };
+  }
+
+  // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.
+  private secondsUntil(delay: number | Date): number {
+    if (delay instanceof Date) return Math.max(0, Math.floor(delay.getTime() / 1000) - this.now());
+    return Math.trunc(delay);
   }
 
   // What pushRaw returns: the payload's `id`, or null when it has none or is not JSON (as PHP's json_decode).

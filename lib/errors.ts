@@ -52,3 +52,6 @@ export class InvalidOptionError extends LarqError {
 
 /** A PHP object or value the builder cannot make: an unknown or missing property, a JS value with no PHP form. */
 export class PhpBuildError extends LarqError {}
+
+/** An encrypted command (ShouldBeEncrypted) reached a queue that was given no APP_KEY to decrypt it with. */
+export class MissingEncrypterError extends LarqError {}

@@ -1,6 +1,14 @@
 // One job reserved from a Redis queue (spec §9). It carries two strings: the original payload as popped
 // (what the job runs from and what a failed-job record stores) and the reserved string re-encoded by the
 // pop script (the only valid argument for deleting or releasing the reservation; never rebuilt from JSON).
+// Decoding is lazy and never touches Redis: a payload or command that cannot be read throws a typed error
+// from payload() or command(), and the job stays reserved where a person can find it.
+import { parsePayload } from '../payload/Payload';
+import { phpJsonDecode } from '../payload/json';
+import type { JobPayload } from '../payload/types';
+import type { Encrypter } from '../php/Encrypter';
+import type { PhpObject } from '../php/values';
+import { decodeCommand } from './command';
 
 /** The queue operations a reserved job needs: implemented by RedisQueue. */
 export interface ReservedJobStore {
@@ -8,6 +16,8 @@ export interface ReservedJobStore {
   deleteReserved(queue: string, job: RedisJob): Promise<void>;
   /** Move the job's reserved string to the delayed set, due in `delaySeconds`. */
   deleteAndRelease(queue: string, job: RedisJob, delaySeconds: number): Promise<void>;
+  /** Decrypts ShouldBeEncrypted commands; null when the queue has no APP_KEY. */
+  readonly encrypter?: Encrypter | null;
 }
 
 /** The envelope fields this class reads itself. */
@@ -20,6 +30,9 @@ interface Envelope {
 /** A job popped from a Redis queue and held in its `:reserved` set until deleted or released. */
 export class RedisJob {
   private readonly envelope: Envelope;
+  private readonly parsed: JobPayload | undefined;
+  private readonly payloadError: unknown;
+  private decodedCommand: PhpObject | undefined;
   private deleted = false;
   private released = false;
   private failed = false;
@@ -31,16 +44,23 @@ export class RedisJob {
     private readonly connectionName: string,
     private readonly queue: string,
   ) {
-    this.envelope = RedisJob.decode(job);
+    // One strict parse per job; a payload it rejects still gets its envelope read leniently, so the job
+    // can be deleted, released or failed, and payload() throws the reason.
+    try {
+      this.parsed = parsePayload(job);
+      this.envelope = { attempts: this.parsed.attempts, id: this.parsed.id, uuid: this.parsed.uuid };
+    } catch (error) {
+      this.payloadError = error;
+      this.envelope = RedisJob.decodeLeniently(job);
+    }
   }
 
-  // The only place the raw body is parsed here (plain JSON.parse for now; a big-int-safe decoder can replace
-  // this one method). The pop script proved cjson can read the body, but cjson also takes a few non-JSON
-  // forms (hex numbers...); like PHP's json_decode returning null, those give attempts 0 and no id.
-  private static decode(body: string): Envelope {
+  // The pop script proved cjson can read the body, but cjson also takes a few non-JSON forms (hex
+  // numbers...); like PHP's json_decode returning null, those give attempts 0 and no id.
+  private static decodeLeniently(body: string): Envelope {
     let value: unknown = null;
     try {
-      value = JSON.parse(body);
+      value = phpJsonDecode(body);
     } catch {
       // fall through to the defaults below
     }
@@ -74,6 +94,62 @@ export class RedisJob {
   /** The payload's `uuid`, or null. */
   uuid(): string | null {
     return this.envelope.uuid;
+  }
+
+  /** The decoded payload (parsed once). Throws InvalidPayloadError naming what is wrong with it. */
+  payload(): JobPayload {
+    if (this.parsed === undefined) throw this.payloadError;
+    return this.parsed;
+  }
+
+  /**
+   * The job object of an object job (`data.command`), decrypted when it was encrypted. Throws a typed
+   * error (InvalidPayloadError, UnserializeError, DecryptError, MissingEncrypterError) naming the problem.
+   */
+  command(): PhpObject {
+    this.decodedCommand ??= decodeCommand(this.payload(), this.store.encrypter);
+    return this.decodedCommand;
+  }
+
+  /** The payload's `job`: `Illuminate\Queue\CallQueuedHandler@call` or a string job's `Class@method`. */
+  getName(): string {
+    return this.payload().job;
+  }
+
+  /** Laravel's resolveName(): `displayName` when non-empty, else `job`. */
+  resolveName(): string {
+    return this.payload().name;
+  }
+
+  /** The payload's `maxTries`, or null. */
+  maxTries(): number | null {
+    return this.payload().maxTries;
+  }
+
+  /** The payload's `maxExceptions`, or null. */
+  maxExceptions(): number | null {
+    return this.payload().maxExceptions;
+  }
+
+  /** The payload's `timeout` in seconds, or null. */
+  timeout(): number | null {
+    return this.payload().timeout;
+  }
+
+  /** The payload's `retryUntil` in Unix seconds, or null. */
+  retryUntil(): number | null {
+    return this.payload().retryUntil;
+  }
+
+  /** The payload's `backoff`, else its `delay` (12.11+ payloads), as a comma-separated string, or null. */
+  backoff(): string | null {
+    const p = this.payload();
+    return p.backoff ?? (p.delay === null ? null : String(p.delay));
+  }
+
+  /** The payload's `failOnTimeout`. */
+  shouldFailOnTimeout(): boolean {
+    return this.payload().failOnTimeout;
   }
 
   /** The bare queue name the job was popped from (no `queues:`, no prefix). */

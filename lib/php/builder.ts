@@ -74,8 +74,25 @@ export class PhpClass {
       if (this.omitsDefaults && p.hasDefault && phpIdentical(value, toPhp(p.default))) continue;
       props.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value });
     }
-    return new PhpObject(this.className, props);
+    const object = new PhpObject(this.className, props);
+    declarations.set(object, this);
+    return object;
   }
+
+  /** The declared default of a property, as a PHP value; undefined when it has none or is not declared. */
+  defaultOf(name: string): PhpValue | undefined {
+    const p = this.properties.find((d) => d.name === name);
+    return p?.hasDefault ? toPhp(p.default) : undefined;
+  }
+}
+
+// make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads
+// tuning such as `tries` from the live object: dispatch finds those defaults through this map.
+const declarations = new WeakMap<PhpObject, PhpClass>();
+
+/** The class declaration an object was made from by PhpClass.make(), if any. */
+export function declarationOf(object: PhpObject): PhpClass | undefined {
+  return declarations.get(object);
 }
 
 /** Declare a PHP class: its own properties in declaration order, then its traits'. */

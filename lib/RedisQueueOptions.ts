@@ -1,0 +1,101 @@
+// Options of a RedisQueue: Laravel's connection config (spec §5.1) plus the peers' line and prefix,
+// with Laravel's defaults, validated in one place.
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { type Clock, systemClock } from './clock';
+import { InvalidOptionError } from './errors';
+import type { LaravelLine } from './LaravelLine';
+import { Encrypter } from './php/Encrypter';
+import { laravelPrefix } from './redis/keys';
+
+/** How to reach Redis: a URL, ioredis options, or a client the caller owns (larq never quits it). */
+export type RedisConnection = string | RedisOptions | Redis | Cluster;
+
+/** Options of a {@link RedisQueue}; every one is optional, see {@link DEFAULT_REDIS_QUEUE_OPTIONS}. */
+export interface RedisQueueOptions {
+  /** Redis to use. Must not carry an ioredis `keyPrefix`: larq applies `prefix` itself. */
+  connection?: RedisConnection;
+  /** The queue connection's name as PHP knows it (`queue.connections` key). */
+  connectionName?: string;
+  /** The default queue name. */
+  queue?: string;
+  /** Seconds a reservation lasts; null = never requeue expired reservations. */
+  retryAfter?: number | null;
+  /** Seconds to BLPOP on the notify list when the queue is empty; null = never block, 0 = forever. */
+  blockFor?: number | null;
+  /** Most jobs moved per migration; negative = all, 0 = none (Laravel's `migration_batch_size`). */
+  migrationBatchSize?: number;
+  /** The key prefix, exactly as the PHP peers' Redis connection has it; null = derive from appName/laravel. */
+  prefix?: string | null;
+  /** APP_NAME, to derive the default prefix when `prefix` is null. */
+  appName?: string;
+  /** The Laravel line of the PHP peers: picks the default prefix and the cluster key form. */
+  laravel?: LaravelLine;
+  /** Whether the PHP peers use a cluster connection (13.x then wraps queue names in `{}`). */
+  cluster?: boolean;
+  /** Source of "now" for scores. */
+  clock?: Clock;
+  /** Encrypts and decrypts ShouldBeEncrypted commands; usually `new Encrypter(APP_KEY)`. Default none. */
+  encrypter?: Encrypter | null;
+}
+
+/** The options in force after validation. */
+export type ResolvedRedisQueueOptions = Required<Omit<RedisQueueOptions, 'prefix'>> & { prefix: string };
+
+/** Laravel's defaults for a Redis queue connection (and the 13.x skeleton's APP_NAME). */
+export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> = Object.freeze({
+  connection: 'redis://127.0.0.1:6379',
+  connectionName: 'redis',
+  queue: 'default',
+  retryAfter: 60,
+  blockFor: null,
+  migrationBatchSize: -1,
+  prefix: null,
+  appName: 'Laravel',
+  laravel: 13 as LaravelLine,
+  cluster: false,
+  clock: systemClock,
+  encrypter: null,
+});
+
+/** Whether `c` is an ioredis client (or cluster) the caller owns. */
+export function isClient(c: unknown): c is Redis | Cluster {
+  if (c instanceof Redis || c instanceof Cluster) return true;
+  const o = c as { defineCommand?: unknown; duplicate?: unknown } | null;
+  return typeof o === 'object' && o !== null && typeof o.defineCommand === 'function' && typeof o.duplicate === 'function';
+}
+
+// larq prefixes every key itself (redis/keys.ts); an ioredis keyPrefix on top would prefix twice.
+function ioredisKeyPrefix(c: string | object): string | null | undefined {
+  if (typeof c === 'string') return URL.canParse(c) ? new URL(c).searchParams.get('keyPrefix') : null;
+  const o = (isClient(c) ? c.options : c) as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
+  return o.keyPrefix ?? o.redisOptions?.keyPrefix;
+}
+
+// Every option is checked here and only here; the message names the offending option.
+/** Merge `given` over the defaults and validate every option. */
+export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOptions {
+  if (given === null || typeof given !== 'object') throw new InvalidOptionError('options', 'must be an object');
+  for (const key of Object.keys(given)) {
+    if (!Object.hasOwn(DEFAULT_REDIS_QUEUE_OPTIONS, key)) throw new InvalidOptionError(key, 'is not a RedisQueue option');
+  }
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  const o: Required<RedisQueueOptions> = { ...DEFAULT_REDIS_QUEUE_OPTIONS, ...defined };
+  const fail = (option: string, why: string): never => {
+    throw new InvalidOptionError(option, why);
+  };
+  const c = o.connection as unknown;
+  if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) fail('connection', 'must be a URL, ioredis options or an ioredis client');
+  if (ioredisKeyPrefix(c as string | object)) fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
+  if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
+  if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
+  if (o.retryAfter !== null && !(Number.isInteger(o.retryAfter) && o.retryAfter >= 0)) fail('retryAfter', 'must be a whole number of seconds >= 0, or null');
+  if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0)) fail('blockFor', 'must be a number of seconds >= 0, or null');
+  if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
+  if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');
+  if (typeof o.appName !== 'string') fail('appName', 'must be a string');
+  if (o.laravel !== 8 && o.laravel !== 12 && o.laravel !== 13) fail('laravel', 'must be 8, 12 or 13');
+  if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
+  if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
+  if (o.encrypter !== null && !(o.encrypter instanceof Encrypter)) fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
+  return { ...o, prefix: o.prefix ?? laravelPrefix(o.appName, o.laravel) };
+}
