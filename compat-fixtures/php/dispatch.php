@@ -1,0 +1,139 @@
+<?php
+// Dispatches one named scenario through real Laravel and prints one JSON object to stdout:
+//   {scenario, now, ids, described}
+// now: Laravel's clock (Unix seconds) at dispatch; ids: the id of every payload pushed, in push
+// order (collected from JobQueued events); described: describe.php's description of every job
+// object handed to Laravel, read AFTER dispatch (so what Laravel set on it, e.g. a chain's
+// `chained`, shows), or of the data of a string job.
+//
+// Usage: php dispatch.php <scenario> [args...]   (environment: see bootstrap.php)
+//   object-basic | object-scalars | object-enums | object-models | object-dates | object-tuned
+//   object-encrypted | object-failing [tries] [reason] | object-releasing [times] [delay]
+//   object-sleep [seconds] | chain | chain-queueable | string-method | string-fire | raw
+//   delayed [seconds=2] [queue] | bulk [n=3] | on-queue <queue>
+
+declare(strict_types=1);
+
+require __DIR__ . '/bootstrap.php';
+
+use App\Jobs;
+use App\Models\User;
+use Illuminate\Queue\Events\JobQueued;
+use Illuminate\Support\Carbon;
+use Illuminate\Support\Facades\Bus;
+use Illuminate\Support\Facades\Queue;
+
+$app = larq_boot();
+
+$ids = [];
+$app['events']->listen(JobQueued::class, function (JobQueued $e) use (&$ids) {
+    $ids[] = $e->id;
+});
+
+$scenario = $argv[1] ?? '';
+$args = array_slice($argv, 2);
+$bus = $app[Illuminate\Contracts\Bus\Dispatcher::class];
+
+/** @return array{0: list<mixed>, 1: ?string} the dispatched values, and the id pushRaw returned */
+function larq_run_scenario(string $scenario, array $args, $bus): array
+{
+    switch ($scenario) {
+        case 'object-basic':
+            // The dispatch() helper: a PendingDispatch that dispatches when it goes out of scope.
+            $job = new Jobs\SendWelcomeEmail('ada@example.com', 'Welcome / “hi” \\ é', ['plan' => 'pro', 'seats' => 3]);
+            dispatch($job);
+            return [[$job], null];
+        case 'object-scalars':
+            $job = new Jobs\ScalarZoo();
+            Queue::push($job);
+            return [[$job], null];
+        case 'object-enums':
+            $job = new Jobs\EnumJob();
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-models':
+            $job = new Jobs\ModelJob(User::findOrFail(7), User::findMany([7, 8]));
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-dates':
+            $job = new Jobs\DateJob();
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-tuned':
+            $job = new Jobs\TunedJob();
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-encrypted':
+            $job = new Jobs\SecretJob();
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-failing':
+            $job = new Jobs\FailingJob($args[1] ?? 'boom', isset($args[0]) ? (int) $args[0] : null);
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-releasing':
+            $job = new Jobs\ReleasingJob((int) ($args[0] ?? 1), (int) ($args[1] ?? 0));
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'object-sleep':
+            $job = new Jobs\SleepJob((float) ($args[0] ?? 1));
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'on-queue':
+            $job = (new Jobs\ChainStep(1))->onQueue($args[0] ?? 'default');
+            $bus->dispatch($job);
+            return [[$job], null];
+        case 'chain':
+            $steps = [new Jobs\ChainStep(1), new Jobs\ChainStep(2), new Jobs\ChainStep(3)];
+            Bus::chain($steps)->onQueue('default')->dispatch();
+            return [$steps, null];
+        case 'chain-queueable':
+            // The chain built on the job itself (Queueable::chain), as the recorded fixture was:
+            // chainCatchCallbacks stays null, where Bus::chain sets it to [].
+            $steps = [new Jobs\ChainStep(1), new Jobs\ChainStep(2), new Jobs\ChainStep(3)];
+            $steps[0]->allOnQueue('default')->chain([$steps[1], $steps[2]]);
+            $bus->dispatch($steps[0]);
+            return [$steps, null];
+        case 'string-method':
+            $data = [
+                'order' => 17, 'items' => ['a', 'b'], 'empty' => [], 'obj' => ['k' => 'v'],
+                'big' => 12345678901234567, 'f' => 0.1, 'url' => 'https://x.test/a/b',
+            ];
+            Queue::push('App\\Handlers\\RawHandler@handle', $data);
+            return [[$data], null];
+        case 'string-fire':
+            Queue::push('App\\Handlers\\RawHandler', 'just a string');
+            return [['just a string'], null];
+        case 'raw':
+            // A hand-written payload: only what a string job needs.
+            $id = 'raw-' . bin2hex(random_bytes(8));
+            $payload = ['job' => 'App\\Handlers\\RawHandler@handle', 'data' => ['raw' => true], 'id' => $id, 'attempts' => 0];
+            return [[$payload['data']], Queue::pushRaw(larq_json($payload))];
+        case 'delayed':
+            $job = new Jobs\SendWelcomeEmail('later@example.com', 'Later');
+            Queue::later((int) ($args[0] ?? 2), $job, '', $args[1] ?? null);
+            return [[$job], null];
+        case 'bulk':
+            $jobs = [];
+            for ($i = 1, $n = (int) ($args[0] ?? 3); $i <= $n; $i++) {
+                $jobs[] = new Jobs\ChainStep($i);
+            }
+            Queue::bulk($jobs);
+            return [$jobs, null];
+        default:
+            fwrite(STDERR, "unknown scenario: {$scenario}\n");
+            exit(2);
+    }
+}
+
+[$dispatched, $rawId] = larq_run_scenario($scenario, $args, $bus);
+if ($rawId !== null) {
+    $ids[] = $rawId; // pushRaw fires no JobQueued event
+}
+
+echo larq_json([
+    'scenario' => $scenario,
+    'now' => Carbon::now()->getTimestamp(),
+    'ids' => $ids,
+    'described' => array_map(fn ($value) => larq_describe($value), $dispatched),
+]), "\n";

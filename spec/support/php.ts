@@ -1,0 +1,340 @@
+// Drives the PHP side of the interop specs: real Laravel 8.83 from Debian's packages, through the
+// scripts in compat-fixtures/php (its README has the contract). Locally the interop specs are
+// skipped when PHP or the Laravel packages are missing; in CI that is a failure.
+import { spawn, execFileSync, ChildProcess } from 'child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { isAbsolute, join } from 'path';
+import { inCI } from './redis';
+
+/** The folder of the PHP scripts. */
+export const PHP_DIR = join(__dirname, '..', '..', 'compat-fixtures', 'php');
+
+/** describe.php's description of a PHP value: the fixtures' format plus `model` and `b64`. */
+export type PhpDescribed =
+  | { t: 'object'; class: string; props: PhpProp[] }
+  | { t: 'string'; v: string; b64?: string }
+  | { t: 'int'; v: number | string }
+  | { t: 'bool'; v: boolean }
+  | { t: 'float'; v: string }
+  | { t: 'null' }
+  | { t: 'array'; entries: { k: number | string; v: PhpDescribed }[] }
+  | { t: 'enum'; class: string; case: string }
+  | { t: 'model'; class: string; connection: string | null; exists: boolean; key: PhpDescribed; attributes: PhpDescribed };
+
+/** One property of a described object; declaringClass only for private ones. */
+export interface PhpProp {
+  name: string;
+  visibility: 'public' | 'protected' | 'private';
+  declaringClass?: string;
+  value: PhpDescribed;
+}
+
+/** What a PHP script printed and how it ended. */
+export interface PhpResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** How the PHP side reaches Redis and configures Laravel (bootstrap.php's environment). */
+export interface PhpConnection {
+  port: number;
+  /** The Redis connection's key prefix (LARQ_PREFIX). */
+  prefix: string;
+  /** APP_KEY (LARQ_APP_KEY); default base64 of 32 "k" bytes, the fixtures' key. */
+  appKey?: string;
+  /** The queue connection's retry_after in seconds (LARQ_RETRY_AFTER, default 90). */
+  retryAfter?: number;
+  /** The queue connection's block_for in seconds (LARQ_BLOCK_FOR, default null). */
+  blockFor?: number;
+  /** The queue connection's default queue (LARQ_QUEUE, default "default"). */
+  defaultQueue?: string;
+  /** The cache store's prefix (LARQ_CACHE_PREFIX, default laravel_cache). */
+  cachePrefix?: string;
+  /** Freeze Laravel's clock at this Unix time in seconds (LARQ_NOW). */
+  now?: number;
+  /** More environment for the PHP process. */
+  env?: Record<string, string>;
+}
+
+/** dispatch.php's output. */
+export interface PhpDispatchResult {
+  scenario: string;
+  /** Laravel's clock (Unix seconds) at dispatch. */
+  now: number;
+  /** Every pushed payload's id, in push order. */
+  ids: string[];
+  /** Every job object handed to Laravel (or a string job's data), described after dispatch. */
+  described: PhpDescribed[];
+}
+
+/** One line a job handler wrote (jobs.php). */
+export interface WorkerRecord {
+  hook: 'handle' | 'fire' | 'failed';
+  class: string;
+  /** microtime(true) when the handler ran. */
+  time: number;
+  attempts: number | null;
+  queue: string | null;
+  connection: string | null;
+  jobId: string | null;
+  uuid: string | null;
+  name: string | null;
+  pid: number;
+  /** The command ($this) as the handler got it, or a string job's data. */
+  description: PhpDescribed;
+  /** Only for hook "failed". */
+  exception?: { class: string; message: string };
+}
+
+/** One failed job as the worker's failer logged it. */
+export interface FailedRecord {
+  connection: string;
+  queue: string;
+  payload: string;
+  exception: string;
+  exceptionClass: string;
+  message: string;
+  failed_at: number;
+}
+
+/** One worker event line (JobProcessing, JobProcessed, JobFailed, JobExceptionOccurred, WorkerStopping). */
+export interface WorkerEvent {
+  event: string;
+  time: number;
+  connection?: string;
+  jobId?: string | null;
+  uuid?: string | null;
+  name?: string | null;
+  attempts?: number | null;
+  queue?: string | null;
+  exception?: { class: string; message: string };
+  status?: number;
+}
+
+/** worker.php's options; the run's record files are temporary unless named. */
+export interface LaravelWorkerOptions extends PhpConnection {
+  /** --queue: comma-separated queues in priority order. */
+  queue?: string;
+  /** --stop-when-empty; runLaravelWorker defaults it to true, startLaravelWorker to false. */
+  stopWhenEmpty?: boolean;
+  once?: boolean;
+  maxJobs?: number;
+  /** --max-time in seconds; worker.php assumes 60 when nothing else bounds the run. */
+  maxTime?: number;
+  tries?: number;
+  /** --sleep in seconds when no job was found; default here 0.1 (Laravel's is 3). */
+  sleep?: number;
+  /** --timeout in seconds (Laravel's default 60; 0 = none). */
+  timeout?: number;
+  backoff?: number | string;
+  memory?: number;
+  rest?: number;
+  force?: boolean;
+  /** Kill the PHP process after this long (ms); default (maxTime, else 60) + 30 seconds. */
+  processTimeoutMs?: number;
+  recordFile?: string;
+  failedFile?: string;
+  eventsFile?: string;
+}
+
+/** Everything one worker run left behind. */
+export interface LaravelWorkerRun extends PhpResult {
+  records: WorkerRecord[];
+  failed: FailedRecord[];
+  events: WorkerEvent[];
+}
+
+/** A worker running in the background. */
+export interface LaravelWorkerHandle {
+  pid: number | undefined;
+  /** Records written so far. */
+  records(): WorkerRecord[];
+  /** Resolves once at least n records exist; rejects after timeoutMs or when the worker exits first. */
+  waitForRecords(n: number, timeoutMs?: number): Promise<WorkerRecord[]>;
+  /** SIGTERM (Laravel finishes the current job and exits 0), then everything it left. */
+  stop(): Promise<LaravelWorkerRun>;
+  /** Settles when the worker exits by itself. */
+  done: Promise<LaravelWorkerRun>;
+}
+
+let available: boolean | undefined;
+
+/** php with phpredis and pdo_sqlite, and Debian's Laravel (php-laravel-framework) are installed. */
+export function hasLaravelPhp(): boolean {
+  if (available === undefined) {
+    const check =
+      'exit(extension_loaded("redis") && extension_loaded("pdo_sqlite")' +
+      ' && is_file("/usr/share/php/Illuminate/autoload.php") ? 0 : 1);';
+    try {
+      execFileSync('php', ['-r', check], { stdio: 'ignore' });
+      available = true;
+    } catch {
+      available = false;
+    }
+  }
+  return available;
+}
+
+/** Call from a `before` hook: skips the suite locally without PHP + Laravel, fails in CI. */
+export function requirePhp(ctx: Mocha.Context): void {
+  if (hasLaravelPhp()) return;
+  if (inCI) throw new Error('php8.2-cli with php-redis, php-sqlite3 and php-laravel-framework is required in CI (.ci/run)');
+  ctx.skip();
+}
+
+/** Runs a PHP script (a name in compat-fixtures/php, or a path); kills it after timeoutMs. */
+export function runPhp(script: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 60000): Promise<PhpResult> {
+  return spawnPhp(script, args, env, timeoutMs).result;
+}
+
+/** Dispatches a dispatch.php scenario through real Laravel; rejects when the script fails. */
+export async function phpDispatch(scenario: string, opts: PhpConnection & { args?: (string | number)[] }): Promise<PhpDispatchResult> {
+  const args = [scenario, ...(opts.args ?? []).map(String)];
+  const res = await runPhp('dispatch.php', args, phpEnv(opts));
+  if (res.code !== 0) throw new Error(`dispatch.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+  return JSON.parse(res.stdout) as PhpDispatchResult;
+}
+
+/** Runs Laravel's worker until it stops by itself (stop-when-empty by default); its records, in order. */
+export async function runLaravelWorker(opts: LaravelWorkerOptions): Promise<WorkerRecord[]> {
+  const run = await runLaravelWorkerDetailed(opts);
+  if (run.code !== 0) throw new Error(`worker.php exited ${run.code ?? run.signal}:\n${run.stderr}`);
+  return run.records;
+}
+
+/** Like runLaravelWorker, without judging the exit: records, failed jobs, events and output. */
+export function runLaravelWorkerDetailed(opts: LaravelWorkerOptions): Promise<LaravelWorkerRun> {
+  return startWorker({ stopWhenEmpty: true, ...opts }).done;
+}
+
+/** Starts Laravel's worker in the background (no stop-when-empty unless asked). */
+export function startLaravelWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
+  return startWorker(opts);
+}
+
+function startWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
+  const dir = mkdtempSync(join(tmpdir(), 'larq-php-'));
+  const files = {
+    record: opts.recordFile ?? join(dir, 'records.jsonl'),
+    failed: opts.failedFile ?? join(dir, 'failed.jsonl'),
+    events: opts.eventsFile ?? join(dir, 'events.jsonl'),
+  };
+  const env = { ...phpEnv(opts), LARQ_RECORD: files.record, LARQ_FAILED: files.failed, LARQ_EVENTS: files.events };
+  // The worker ends itself (worker.php assumes --max-time=60 when unbounded); this is the backstop.
+  const backstopMs = opts.processTimeoutMs ?? ((opts.maxTime ?? 60) + 30) * 1000;
+  const { proc, result } = spawnPhp('worker.php', workerArgs(opts), env, backstopMs);
+  let exited = false;
+  const done = result
+    .then((res): LaravelWorkerRun => ({
+      ...res,
+      records: readJsonLines<WorkerRecord>(files.record),
+      failed: readJsonLines<FailedRecord>(files.failed),
+      events: readJsonLines<WorkerEvent>(files.events),
+    }))
+    .finally(() => {
+      exited = true;
+      rmSync(dir, { recursive: true, force: true });
+    });
+  // A background worker nobody awaits must not turn a kill into an unhandled rejection.
+  done.catch(() => undefined);
+  const records = (): WorkerRecord[] => (exited ? [] : readJsonLines<WorkerRecord>(files.record));
+  return {
+    pid: proc.pid,
+    records,
+    done,
+    async waitForRecords(n: number, timeoutMs = 20000): Promise<WorkerRecord[]> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (exited) {
+          const run = await done;
+          if (run.records.length >= n) return run.records;
+          throw new Error(`worker exited (${run.code ?? run.signal}) after ${run.records.length} of ${n} records:\n${run.stderr}`);
+        }
+        const now = records();
+        if (now.length >= n) return now;
+        if (Date.now() > deadline) throw new Error(`only ${now.length} of ${n} records after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    stop(): Promise<LaravelWorkerRun> {
+      if (!exited) proc.kill('SIGTERM');
+      return done;
+    },
+  };
+}
+
+function phpEnv(opts: PhpConnection): Record<string, string> {
+  const env: Record<string, string> = { LARQ_REDIS_PORT: String(opts.port), LARQ_PREFIX: opts.prefix };
+  if (opts.appKey !== undefined) env.LARQ_APP_KEY = opts.appKey;
+  if (opts.retryAfter !== undefined) env.LARQ_RETRY_AFTER = String(opts.retryAfter);
+  if (opts.blockFor !== undefined) env.LARQ_BLOCK_FOR = String(opts.blockFor);
+  if (opts.defaultQueue !== undefined) env.LARQ_QUEUE = opts.defaultQueue;
+  if (opts.cachePrefix !== undefined) env.LARQ_CACHE_PREFIX = opts.cachePrefix;
+  if (opts.now !== undefined) env.LARQ_NOW = String(opts.now);
+  return { ...env, ...opts.env };
+}
+
+function workerArgs(opts: LaravelWorkerOptions): string[] {
+  const args: string[] = [];
+  const flag = (name: string, on: boolean | undefined): void => {
+    if (on) args.push(`--${name}`);
+  };
+  const value = (name: string, v: number | string | undefined): void => {
+    if (v !== undefined) args.push(`--${name}=${v}`);
+  };
+  value('queue', opts.queue);
+  flag('once', opts.once);
+  flag('stop-when-empty', opts.stopWhenEmpty);
+  value('max-jobs', opts.maxJobs);
+  value('max-time', opts.maxTime);
+  value('tries', opts.tries);
+  value('sleep', opts.sleep ?? 0.1);
+  value('timeout', opts.timeout);
+  value('backoff', opts.backoff);
+  value('memory', opts.memory);
+  value('rest', opts.rest);
+  flag('force', opts.force);
+  return args;
+}
+
+function spawnPhp(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): { proc: ChildProcess; result: Promise<PhpResult> } {
+  const path = isAbsolute(script) ? script : join(PHP_DIR, script);
+  const proc = spawn('php', [path, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = new Promise<PhpResult>((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    proc.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    proc.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      proc.kill('SIGKILL');
+    }, timeoutMs);
+    proc.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) reject(new Error(`php ${script} ${args.join(' ')} killed after ${timeoutMs} ms:\n${stderr}`));
+      else resolve({ stdout, stderr, code, signal });
+    });
+  });
+  return { proc, result };
+}
+
+/** Complete lines only: a line still being written (no newline yet) is left for the next read. */
+function readJsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop();
+  return lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as T);
+}
