@@ -1,0 +1,40 @@
+// larq's public surface. Everything a user needs is named here; key builders, Lua scripts and other
+// internals stay out so they can change without breaking anyone.
+
+// Queues: produce, reserve, acknowledge, inspect (Laravel's RedisQueue).
+export { RedisQueue, type InspectedJob, type BulkEntry } from './RedisQueue';
+export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisQueueOptions, type RedisConnection } from './RedisQueueOptions';
+export { RedisJob } from './jobs/RedisJob';
+export type { JobInput, ObjectJob } from './jobs/dispatch';
+export type { LaravelLine } from './LaravelLine';
+export { laravelPrefix } from './redis/keys';
+
+// PHP values: build job objects for PHP, read the ones PHP sent.
+export { phpClass, php, laravelJobTraits, queueableTrait, interactsWithQueueTrait, batchableTrait, PhpClass, PhpFloat, toPhp } from './php/builder';
+export type { PropertySpec, PropertyDeclaration, PhpClassOptions, PhpTrait, DateTimeOptions, ModelOptions } from './php/builder';
+export { serialize, serializeToBuffer } from './php/serialize';
+export { unserialize } from './php/unserialize';
+export { toPlain, phpClassOf, shadowedPropertiesOf, PHP_CLASS, type ShadowedProperty } from './php/view';
+export { PhpArray, PhpObject, PhpEnum, PhpBytes, PhpReference, PhpCustomObject } from './php/values';
+export type { PhpValue, PhpProperty, PhpArrayKey, Visibility } from './php/values';
+export { Encrypter, type EncrypterCipher } from './php/Encrypter';
+
+// Payloads: Laravel's JSON envelope, byte for byte.
+export { phpJsonEncode, phpJsonDecode, type PhpJsonEncodeOptions } from './payload/json';
+export { createObjectPayload, createStringPayload } from './payload/createPayload';
+export { parsePayload, retryPayload } from './payload/Payload';
+export { CALL_QUEUED_HANDLER, type JobPayload, type ObjectJobSpec, type StringJobSpec, type PayloadOptions, type BackoffSpec } from './payload/types';
+
+// Time and errors.
+export { FakeClock, systemClock, type Clock } from './clock';
+export {
+  LarqError,
+  InvalidPayloadError,
+  UnserializeError,
+  SerializeError,
+  DecryptError,
+  EncryptError,
+  InvalidOptionError,
+  PhpBuildError,
+  MissingEncrypterError,
+} from './errors';
