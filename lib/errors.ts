@@ -55,3 +55,62 @@ export class PhpBuildError extends LarqError {}
 
 /** An encrypted command (ShouldBeEncrypted) reached a queue that was given no APP_KEY to decrypt it with. */
 export class MissingEncrypterError extends LarqError {}
+
+/** An optional npm package larq loads on demand (a SQL driver) is not installed; `packageName` names it. */
+export class MissingDependencyError extends LarqError {
+  constructor(
+    readonly packageName: string,
+    feature: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${feature} needs the npm package "${packageName}"; install it with: npm install ${packageName}`, options);
+  }
+}
+
+/** Laravel's MaxAttemptsExceededException (10.30+ message): the job ran out of tries or its retryUntil passed. */
+export class MaxAttemptsExceededError extends LarqError {
+  constructor(
+    readonly job: { resolveName(): string },
+    options?: { cause?: unknown },
+  ) {
+    super(`${job.resolveName()} has been attempted too many times.`, options);
+  }
+}
+
+/** Laravel's TimeoutExceededException (10.25+): the job ran past its timeout. */
+export class TimeoutExceededError extends LarqError {
+  constructor(
+    readonly job: { resolveName(): string },
+    options?: { cause?: unknown },
+  ) {
+    super(`${job.resolveName()} has timed out.`, options);
+  }
+}
+
+/** Laravel's ManuallyFailedException: a job failed without an exception; the message is empty, as in PHP. */
+export class ManuallyFailedError extends LarqError {
+  constructor(readonly job?: { resolveName(): string }) {
+    super('');
+  }
+}
+
+/** A popped job whose `job` name no registered handler answers to. */
+export class UnknownJobError extends LarqError {
+  constructor(
+    readonly jobName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`No handler is registered for job "${jobName}".`, options);
+  }
+}
+
+/** A cache value an operation cannot work with, e.g. incrementing a value that is not a number; `key` is the logical cache key. */
+export class CacheValueError extends LarqError {
+  constructor(
+    readonly key: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${key}: ${message}`, options);
+  }
+}

@@ -1,0 +1,156 @@
+// The file store (Laravel 10.10.1+'s FileFailedJobProvider; spec §14.1). Laravel 8.83 has no such
+// store, so the file is checked against the spec's format, and PHP's own json_decode /
+// json_encode(JSON_PRETTY_PRINT) (what that store reads and writes with) where PHP is installed.
+import { expect } from 'chai';
+import { randomUUID } from 'crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { FakeClock } from '../../../lib/clock';
+import { InvalidOptionError, InvalidPayloadError } from '../../../lib/errors';
+import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
+import { requirePhp, runPhp } from '../../support/php';
+import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
+
+const T0 = 1_700_000_000; // 2023-11-14 22:13:20 UTC
+
+describe('failed jobs: file store', () => {
+  let dir: string;
+  let path: string;
+  let clock: FakeClock;
+  let store: FileFailedJobProvider;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'larq-failed-file-'));
+    path = join(dir, 'cache', 'failed-jobs.json');
+    clock = new FakeClock(T0 * 1000);
+    store = new FileFailedJobProvider(path, { clock });
+  });
+
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const read = (): Record<string, unknown>[] => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>[];
+
+  it('writes the spec\'s record fields, in order, newest first', async () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    expect(await store.log('redis', 'default', simplePayload(a), 'E1')).to.equal(a);
+    clock.advance(5);
+    await store.log('redis', 'emails', simplePayload(b), 'E2');
+    const records = read();
+    expect(records.map((r) => r.id)).to.deep.equal([b, a]);
+    expect(Object.keys(records[0])).to.deep.equal(['id', 'connection', 'queue', 'payload', 'exception', 'failed_at', 'failed_at_timestamp']);
+    expect(records[0]).to.deep.include({ connection: 'redis', queue: 'emails', exception: 'E2', failed_at: '2023-11-14 22:13:25', failed_at_timestamp: T0 + 5 });
+  });
+
+  it('keeps the payload byte for byte and escapes like json_encode (\\/ and \\uXXXX)', async () => {
+    const payload = trickyPayload();
+    const id = await store.log('redis', 'default', payload, 'Exception: é in /a.js:1');
+    expect(sameBytes((await store.find(id))!.payload, payload)).to.equal(true);
+    const text = readFileSync(path, 'utf8');
+    expect(/[^\x00-\x7f]/.test(text), 'file is pure ASCII').to.equal(false);
+    expect(text).to.include(String.raw`\\\/path\\\/to`).and.include(String.raw`Exception: \u00e9 in \/a.js:1`);
+    expect(text.startsWith('[\n    {\n        "id": ')).to.equal(true);
+  });
+
+  it('keeps only the last `limit` records', async () => {
+    const small = new FileFailedJobProvider(path, { clock, limit: 3 });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await small.log('redis', 'default', simplePayload(), `E${i}`));
+    expect(await small.ids()).to.deep.equal(ids.slice(2).reverse());
+  });
+
+  it('reads, filters and forgets', async () => {
+    const a = await store.log('redis', 'one', simplePayload(), 'E');
+    const b = await store.log('redis', 'two', simplePayload(), 'E');
+    expect(await store.ids()).to.deep.equal([b, a]);
+    expect(await store.ids('one')).to.deep.equal([a]);
+    expect((await store.all()).map((r) => r.id)).to.deep.equal([b, a]);
+    expect((await store.find(a))!.failed_at_timestamp).to.equal(T0);
+    expect(await store.find('nope')).to.equal(null);
+    expect(await store.forget(a)).to.equal(true);
+    expect(await store.forget(a)).to.equal(false);
+    expect(await store.ids()).to.deep.equal([b]);
+  });
+
+  it('flushes all or by age, and prunes with <= on failed_at_timestamp', async () => {
+    const a = await store.log('redis', 'default', simplePayload(), 'E');
+    clock.advance(3600);
+    const b = await store.log('redis', 'default', simplePayload(), 'E');
+    clock.advance(3600);
+    const c = await store.log('redis', 'default', simplePayload(), 'E');
+    expect(await store.prune(new Date(T0 * 1000))).to.equal(1); // a failed exactly then: pruned
+    expect(await store.ids()).to.deep.equal([c, b]);
+    expect(await store.flush(1)).to.equal(1); // b is exactly one hour old
+    expect(await store.ids()).to.deep.equal([c]);
+    expect(await store.flush()).to.equal(1);
+    expect(await store.all()).to.deep.equal([]);
+    expect(await store.find(a)).to.equal(null);
+  });
+
+  it('writes failed_at in the app timezone', async () => {
+    const tz = new FileFailedJobProvider(path, { clock, timezone: 'America/New_York' });
+    const id = await tz.log('redis', 'default', simplePayload(), 'E');
+    expect((await tz.find(id))!.failed_at).to.equal('2023-11-14 17:13:20');
+    expect((await tz.find(id))!.failed_at_timestamp).to.equal(T0);
+  });
+
+  it('treats a missing, empty or broken file as empty, like Laravel', async () => {
+    expect(await store.all()).to.deep.equal([]);
+    for (const content of ['', '  \n', '{not json', '{"id":1}']) {
+      writeFileSync(join(dir, 'broken.json'), content);
+      expect(await new FileFailedJobProvider(join(dir, 'broken.json')).all(), JSON.stringify(content)).to.deep.equal([]);
+    }
+  });
+
+  it('keeps keys it does not know when rewriting', async () => {
+    const id = randomUUID();
+    const file = join(dir, 'f.json');
+    writeFileSync(file, '[{"id":"' + id + '","connection":"redis","queue":"q","payload":"{}","exception":"E","failed_at":"2020-01-01 00:00:00","failed_at_timestamp":1577836800,"custom":{"2":"b","1":"a"}}]');
+    const other = new FileFailedJobProvider(file, { clock });
+    await other.log('redis', 'default', simplePayload(), 'E');
+    const text = readFileSync(file, 'utf8');
+    expect(text).to.include('"custom": {\n            "2": "b",\n            "1": "a"\n        }');
+    expect((await other.find(id))!.queue).to.equal('q');
+  });
+
+  it('serialises concurrent writers in one process and leaves no temp files', async () => {
+    const second = new FileFailedJobProvider(path, { clock });
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : second).log('redis', 'default', simplePayload(), `E${i}`)));
+    await Promise.all([store.forget(ids[0]), second.forget(ids[1])]);
+    const left = await store.ids();
+    expect(left).to.have.length(38);
+    expect(new Set(left)).to.deep.equal(new Set(ids.slice(2)));
+    expect(readdirSync(join(dir, 'cache'))).to.deep.equal(['failed-jobs.json']);
+  });
+
+  it('refuses a payload without a uuid and bad options', async () => {
+    let failed: unknown;
+    await store.log('redis', 'default', '{"job":"x"}', 'E').catch((e: unknown) => (failed = e));
+    expect(failed).to.be.instanceOf(InvalidPayloadError);
+    expect(existsSync(path)).to.equal(false);
+    expect(() => new FileFailedJobProvider(path, { limit: -1 })).to.throw(InvalidOptionError);
+    expect(() => new FileFailedJobProvider(path, { timezone: 'Mars/Base' })).to.throw(InvalidOptionError);
+    expect(() => new FileFailedJobProvider('')).to.throw(InvalidOptionError);
+  });
+
+  describe('read by PHP', () => {
+    before(function () {
+      requirePhp(this);
+    });
+
+    it('is exactly what json_encode(JSON_PRETTY_PRINT) writes, and PHP reads every payload back unchanged', async () => {
+      const payloads = [trickyPayload(), simplePayload(), trickyPayload()];
+      for (const p of payloads) {
+        await store.log('redis', 'default', p, new Error('boom é /x'));
+        clock.advance(1);
+      }
+      const res = await runPhp('failed-provider.php', ['pretty', JSON.stringify({ path })]);
+      expect(res.code, res.stderr).to.equal(0);
+      const out = JSON.parse(res.stdout) as { text: string; records: { payload: string; id: string }[] };
+      expect(out.text).to.equal(readFileSync(path, 'utf8'));
+      const back = out.records.map((r) => r.payload).reverse();
+      back.forEach((p, i) => expect(sameBytes(p, payloads[i]), `payload ${i}`).to.equal(true));
+    });
+  });
+});
