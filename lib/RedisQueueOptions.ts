@@ -65,7 +65,8 @@ export function isClient(c: unknown): c is Redis | Cluster {
 }
 
 // larq prefixes every key itself (redis/keys.ts); an ioredis keyPrefix on top would prefix twice.
-function ioredisKeyPrefix(c: string | object): string | null | undefined {
+/** The ioredis `keyPrefix` a connection would apply, if any (larq refuses one: it prefixes keys itself). */
+export function ioredisKeyPrefix(c: string | object): string | null | undefined {
   if (typeof c === 'string') return URL.canParse(c) ? new URL(c).searchParams.get('keyPrefix') : null;
   const o = (isClient(c) ? c.options : c) as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
   return o.keyPrefix ?? o.redisOptions?.keyPrefix;

@@ -15,7 +15,7 @@ export interface ScriptSpec {
   readonly args: number;
 }
 
-/** Every script larq runs, by name. The key count is also in the file name (checked by a spec). */
+/** Every script larq runs (the queue's, and the cache lock's owner-checked release), by name. The key count is also in the file name (checked by a spec). */
 export const SCRIPTS = Object.freeze({
   size: { file: 'size-3.lua', command: 'larqSize', keys: 3, args: 0 },
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
@@ -24,6 +24,7 @@ export const SCRIPTS = Object.freeze({
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
+  releaseLock: { file: 'releaseLock-1.lua', command: 'larqReleaseLock', keys: 1, args: 1 },
 } satisfies Record<string, ScriptSpec>);
 
 /** A script's name in {@link SCRIPTS}. */
@@ -125,5 +126,10 @@ export const scripts = {
   /** Count the jobs of a queue, then DEL its four keys. */
   async clear(target: Client, k: QueueKeys): Promise<number> {
     return Number(await run(target, 'clear', [k.queue, k.delayed, k.reserved, k.notify], []));
+  },
+
+  /** DEL the lock key only while `owner` holds it; true when it was deleted. */
+  async releaseLock(target: Client, key: string, owner: string): Promise<boolean> {
+    return Number(await run(target, 'releaseLock', [key], [owner])) > 0;
   },
 };
