@@ -55,6 +55,11 @@ export class RedisQueue implements ReservedJobStore {
     defineScripts(this.client);
   }
 
+  /** The queue connection's name as PHP knows it (`redis`): what events and failed-job records carry. */
+  get connectionName(): string {
+    return this.options.connectionName;
+  }
+
   /** The encrypter for ShouldBeEncrypted commands, if the queue was given one. */
   get encrypter(): Encrypter | null {
     return this.options.encrypter;
@@ -145,6 +150,14 @@ export class RedisQueue implements ReservedJobStore {
   /** Move a reserved job to the delayed set, due `delay` seconds from now (or at a date). */
   async deleteAndRelease(queue: string | null | undefined, job: RedisJob, delay: number | Date): Promise<void> {
     await scripts.release(this.client, this.keysFor(queue), job.getReservedJob(), this.availableAt(delay));
+  }
+
+  /**
+   * Push a running job's reservation to `until` (Unix seconds), only while it is still reserved: larq's
+   * heartbeat, so a long job is not migrated back and started twice. False when it is no longer reserved.
+   */
+  async extendReservation(job: RedisJob, until: number): Promise<boolean> {
+    return scripts.extendReservation(this.client, this.keysFor(job.getQueue()), job.getReservedJob(), until);
   }
 
   /** Waiting + delayed + reserved jobs. */

@@ -114,3 +114,13 @@ export class CacheValueError extends LarqError {
     super(`${key}: ${message}`, options);
   }
 }
+
+/** A job only PHP can run (a queued closure): larq fails it with this reason, or releases it for PHP. */
+export class PhpOnlyJobError extends LarqError {
+  constructor(
+    readonly jobName: string,
+    what: string,
+  ) {
+    super(`Job "${jobName}" is ${what}; only a PHP worker can run it.`);
+  }
+}

@@ -8,7 +8,7 @@
 //
 // Usage: php dispatch.php <scenario> [args...]   (environment: see bootstrap.php)
 //   object-basic | object-scalars | object-enums | object-models | object-dates | object-tuned
-//   object-encrypted | object-failing [tries] [reason] | object-releasing [times] [delay]
+//   object-encrypted | object-failing [tries] [reason] [backoff,list] | object-releasing [times] [delay]
 //   object-sleep [seconds] | chain | chain-queueable | string-method | string-fire | raw
 //   delayed [seconds=2] [queue] | bulk [n=3] | on-queue <queue>
 
@@ -68,7 +68,8 @@ function larq_run_scenario(string $scenario, array $args, $bus): array
             $bus->dispatch($job);
             return [[$job], null];
         case 'object-failing':
-            $job = new Jobs\FailingJob($args[1] ?? 'boom', isset($args[0]) ? (int) $args[0] : null);
+            $backoff = isset($args[2]) ? array_map('intval', explode(',', $args[2])) : null;
+            $job = new Jobs\FailingJob($args[1] ?? 'boom', isset($args[0]) ? (int) $args[0] : null, $backoff);
             $bus->dispatch($job);
             return [[$job], null];
         case 'object-releasing':

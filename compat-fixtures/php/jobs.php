@@ -309,11 +309,13 @@ namespace App\Jobs {
 
         public $reason;
         public $tries;
+        public $backoff;
 
-        public function __construct($reason = 'boom', $tries = null)
+        public function __construct($reason = 'boom', $tries = null, $backoff = null)
         {
             $this->reason = $reason;
             $this->tries = $tries;
+            $this->backoff = $backoff;
         }
 
         public function handle(): void

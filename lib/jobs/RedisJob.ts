@@ -96,6 +96,9 @@ export class RedisJob {
     return this.envelope.uuid;
   }
 
+  // The envelope accessors below never throw: for a payload payload() rejects they give Laravel's
+  // defaults, so the worker can still count attempts and fail the job with the reason instead of looping.
+
   /** The decoded payload (parsed once). Throws InvalidPayloadError naming what is wrong with it. */
   payload(): JobPayload {
     if (this.parsed === undefined) throw this.payloadError;
@@ -113,43 +116,43 @@ export class RedisJob {
 
   /** The payload's `job`: `Illuminate\Queue\CallQueuedHandler@call` or a string job's `Class@method`. */
   getName(): string {
-    return this.payload().job;
+    return this.parsed?.job ?? '';
   }
 
   /** Laravel's resolveName(): `displayName` when non-empty, else `job`. */
   resolveName(): string {
-    return this.payload().name;
+    return this.parsed?.name ?? `invalid payload ${this.envelope.id ?? this.envelope.uuid ?? ''}`.trim();
   }
 
   /** The payload's `maxTries`, or null. */
   maxTries(): number | null {
-    return this.payload().maxTries;
+    return this.parsed?.maxTries ?? null;
   }
 
   /** The payload's `maxExceptions`, or null. */
   maxExceptions(): number | null {
-    return this.payload().maxExceptions;
+    return this.parsed?.maxExceptions ?? null;
   }
 
   /** The payload's `timeout` in seconds, or null. */
   timeout(): number | null {
-    return this.payload().timeout;
+    return this.parsed?.timeout ?? null;
   }
 
   /** The payload's `retryUntil` in Unix seconds, or null. */
   retryUntil(): number | null {
-    return this.payload().retryUntil;
+    return this.parsed?.retryUntil ?? null;
   }
 
   /** The payload's `backoff`, else its `delay` (12.11+ payloads), as a comma-separated string, or null. */
   backoff(): string | null {
-    const p = this.payload();
-    return p.backoff ?? (p.delay === null ? null : String(p.delay));
+    const p = this.parsed;
+    return p?.backoff ?? (p?.delay == null ? null : String(p.delay));
   }
 
   /** The payload's `failOnTimeout`. */
   shouldFailOnTimeout(): boolean {
-    return this.payload().failOnTimeout;
+    return this.parsed?.failOnTimeout ?? false;
   }
 
   /** The bare queue name the job was popped from (no `queues:`, no prefix). */

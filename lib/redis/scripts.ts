@@ -24,6 +24,7 @@ export const SCRIPTS = Object.freeze({
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
+  extendReservation: { file: 'extendReservation-1.lua', command: 'larqExtendReservation', keys: 1, args: 2 },
   releaseLock: { file: 'releaseLock-1.lua', command: 'larqReleaseLock', keys: 1, args: 1 },
 } satisfies Record<string, ScriptSpec>);
 
@@ -77,6 +78,14 @@ export type PopReply =
   | { kind: 'reserved'; job: string; reserved: string }
   | { kind: 'invalid'; job: string; reason: string };
 
+/** The pop script's raw reply, typed. */
+export function popReply(raw: unknown): PopReply {
+  const [job, reserved, reason] = raw as (string | null)[];
+  if (job === null || job === undefined) return { kind: 'empty' };
+  if (reserved === null || reserved === undefined) return { kind: 'invalid', job, reason: reason ?? 'unknown error' };
+  return { kind: 'reserved', job, reserved };
+}
+
 /** Typed callers, one per script, on a client that went through {@link defineScripts}. */
 export const scripts = {
   /** LLEN queue + ZCARD delayed + ZCARD reserved. */
@@ -106,11 +115,7 @@ export const scripts = {
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    const reply = (await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt])) as (string | null)[];
-    const [job, reserved, reason] = reply;
-    if (job === null || job === undefined) return { kind: 'empty' };
-    if (reserved === null || reserved === undefined) return { kind: 'invalid', job, reason: reason ?? 'unknown error' };
-    return { kind: 'reserved', job, reserved };
+    return popReply(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt]));
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
@@ -126,6 +131,16 @@ export const scripts = {
   /** Count the jobs of a queue, then DEL its four keys. */
   async clear(target: Client, k: QueueKeys): Promise<number> {
     return Number(await run(target, 'clear', [k.queue, k.delayed, k.reserved, k.notify], []));
+  },
+
+  /** Move a still-reserved job's expiry to `until` (Unix seconds); false when it is no longer reserved. */
+  async extendReservation(target: Client, k: QueueKeys, reserved: string, until: number): Promise<boolean> {
+    return Number(await run(target, 'extendReservation', [k.reserved], [until, reserved])) === 1;
+  },
+
+  /** Queue a pop on a pipeline made from a defined client; read its reply with {@link popReply}. */
+  popInto(pipeline: ChainableCommander, k: QueueKeys, expiresAt: number): void {
+    run(pipeline, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt]);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

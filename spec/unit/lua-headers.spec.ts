@@ -99,6 +99,7 @@ describe('Lua script headers', () => {
     await scripts.migrateExpiredJobs(client, k.delayed, k.queue, k.notify, 100, -1);
     await scripts.clear(client, k);
     await scripts.releaseLock(client, 'p:cache:lock', 'owner');
+    await scripts.extendReservation(client, k, 'reserved', 100);
     for (const name of names) {
       const spec = SCRIPTS[name];
       expect(defined.get(spec.command), spec.command).to.equal(spec.keys);
