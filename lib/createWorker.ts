@@ -1,0 +1,35 @@
+// The usual way to run Laravel jobs in Node: a RedisQueue, the Node handlers, and Laravel's failed-job and
+// cache stores, wired into a Worker. Failed jobs are recorded with Laravel's exception class names, so
+// `php artisan queue:failed` shows what a PHP worker would have recorded.
+import type { FailedJobProvider } from './failed/FailedJobProvider';
+import { formatException } from './failed/formatException';
+import type { Handlers } from './handlers/Handlers';
+import type { RedisJob } from './jobs/RedisJob';
+import type { RedisQueue } from './RedisQueue';
+import { Worker, type WorkerDeps } from './Worker';
+import type { WorkerOptions } from './WorkerOptions';
+
+/** What createWorker wires besides the queue and the handlers. */
+export interface CreateWorkerDeps extends Omit<WorkerDeps, 'failer'> {
+  /** Where failed jobs go (database-uuids, database, file, null). Default: not recorded. */
+  failed?: FailedJobProvider;
+}
+
+// larq's errors that stand for Laravel's own exceptions, under the name Laravel records them with.
+const LARAVEL_CLASS: Record<string, string> = {
+  MaxAttemptsExceededError: 'Illuminate\\Queue\\MaxAttemptsExceededException',
+  TimeoutExceededError: 'Illuminate\\Queue\\TimeoutExceededException',
+  ManuallyFailedError: 'Illuminate\\Queue\\ManuallyFailedException',
+};
+
+/** A Worker that runs `handlers` on jobs from `queue`; start it with `worker.daemon('high,default')`. */
+export function createWorker(queue: RedisQueue, handlers: Handlers, options: Partial<WorkerOptions> = {}, deps: CreateWorkerDeps = {}): Worker<RedisJob> {
+  const { failed, ...rest } = deps;
+  const failer = failed && {
+    log: (connection: string, q: string, payload: string, e: Error) =>
+      failed.log(connection, q, payload, formatException(e, { className: (err) => LARAVEL_CLASS[err.name] })),
+  };
+  const worker = new Worker<RedisJob>(queue, handlers, { retryAfter: queue.options.retryAfter, ...options }, { ...rest, failer });
+  handlers.bindFailer((job, error) => worker.failJob(job, error));
+  return worker;
+}

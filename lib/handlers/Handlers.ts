@@ -1,0 +1,214 @@
+// Which Node code runs which Laravel job: Laravel's `fire()` plus CallQueuedHandler, for jobs whose
+// handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
+// string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
+// returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
+import { InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
+import type { JobRunner } from '../jobs/contracts';
+import type { RedisJob } from '../jobs/RedisJob';
+import type { JobPayload } from '../payload/types';
+import type { PhpObject } from '../php/values';
+import { toPlain } from '../php/view';
+
+/** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
+export interface JobContext {
+  /** The reserved job itself (raw and reserved strings, payload accessors). */
+  readonly job: RedisJob;
+  /** This attempt's number, from 1. */
+  readonly attempts: number;
+  readonly uuid: string | null;
+  readonly id: string | null;
+  /** The bare queue name. */
+  readonly queue: string;
+  readonly payload: JobPayload;
+  /** Aborted when the job's timeout passes or the worker is forced to stop. */
+  readonly signal: AbortSignal;
+  /** Put the job back, due in `delaySeconds` (Laravel's `$this->release()`). */
+  release(delaySeconds?: number): Promise<void>;
+  /** Acknowledge the job (string jobs must, object jobs are deleted after the handler returns). */
+  delete(): Promise<void>;
+  /** Fail the job now: it is recorded in the failed-job store with `error` (Laravel's `$this->fail()`). */
+  fail(error?: Error): Promise<void>;
+}
+
+/** An object job's context adds the exact PHP object the plain view was made from. */
+export interface ObjectJobContext extends JobContext {
+  readonly command: PhpObject;
+}
+
+/** Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). */
+export type ObjectJobHandler = (command: Record<string, unknown>, ctx: ObjectJobContext) => unknown;
+/** Runs a string job (`Class@method`): `data` is the payload's `data`, big integers as bigint. */
+export type StringJobHandler = (data: unknown, ctx: JobContext) => unknown;
+/** The `failed()` hook of a job class: called once when the job fails for good. */
+export type FailedHook = (error: Error, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
+
+/**
+ * Laravel's job features around an object job's handler, at CallQueuedHandler's points (spec §11.1):
+ * chains, batches, unique locks and missing models plug in here.
+ */
+export interface CommandHooks {
+  /** Before the handler runs. Return false to skip the handler (the hook deleted, released or failed the job). */
+  beforeHandle?(ctx: ObjectJobContext): Promise<boolean | void> | boolean | void;
+  /** After the handler returned, unless the job was released (steps 5-6: unique lock, next chain step, batch). */
+  afterHandle?(ctx: ObjectJobContext): Promise<void> | void;
+  /** When the job failed for good (CallQueuedHandler::failed); `command` is null when it could not be decoded. */
+  onFailed?(job: RedisJob, command: PhpObject | null, error: Error): Promise<void> | void;
+}
+
+/** Options of {@link Handlers}. */
+export interface HandlersOptions {
+  /** Laravel features run around every object job, in order. Default none. */
+  hooks?: CommandHooks[];
+  /**
+   * A job no handler is registered for: `'fail'` records it in the failed-job store with the reason;
+   * `{ release: seconds }` puts it back for a PHP worker (each release counts an attempt, as in Laravel).
+   * Default `'fail'`.
+   */
+  unknownJobs?: 'fail' | { release: number };
+}
+
+const LISTENER = 'Illuminate\\Events\\CallQueuedListener';
+const CLOSURE = 'Illuminate\\Queue\\CallQueuedClosure';
+
+interface Entry<H> {
+  handler: H;
+  failed?: FailedHook;
+}
+
+/** The registry of Node handlers; the Worker runs jobs through it. */
+export class Handlers implements JobRunner<RedisJob> {
+  private readonly objects = new Map<string, Entry<ObjectJobHandler>>();
+  private readonly listeners = new Map<string, Entry<ObjectJobHandler>>();
+  private readonly strings = new Map<string, Entry<StringJobHandler>>();
+  private readonly unknownJobs: 'fail' | { release: number };
+  private readonly hooks: CommandHooks[];
+  private failJob: ((job: RedisJob, error?: Error) => Promise<void>) | undefined;
+
+  constructor(options: HandlersOptions = {}) {
+    const u = options.unknownJobs ?? 'fail';
+    if (u !== 'fail' && !(typeof u === 'object' && Number.isInteger(u.release) && u.release >= 0)) {
+      throw new InvalidOptionError('unknownJobs', "must be 'fail' or { release: seconds }");
+    }
+    this.unknownJobs = u;
+    this.hooks = [...(options.hooks ?? [])];
+  }
+
+  /** Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`. */
+  object(className: string, handler: ObjectJobHandler, hooks: { failed?: FailedHook } = {}): this {
+    this.objects.set(className, { handler, failed: hooks.failed });
+    return this;
+  }
+
+  /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`. */
+  listener(listenerClass: string, handler: ObjectJobHandler, hooks: { failed?: FailedHook } = {}): this {
+    this.listeners.set(listenerClass, { handler, failed: hooks.failed });
+    return this;
+  }
+
+  /** Handle a string job: `Class@method`, or `Class` for its `fire` method, as Laravel parses `job`. */
+  string(job: string, handler: StringJobHandler, hooks: { failed?: FailedHook } = {}): this {
+    this.strings.set(callbackKey(job), { handler, failed: hooks.failed });
+    return this;
+  }
+
+  /** Called by createWorker: lets handlers and the unknown-job policy fail a job as Laravel's Job::fail does. */
+  bindFailer(failJob: (job: RedisJob, error?: Error) => Promise<void>): void {
+    this.failJob = failJob;
+  }
+
+  /** Run one job (the Worker calls this). */
+  async run(job: RedisJob, signal: AbortSignal): Promise<void> {
+    const payload = job.payload(); // an unreadable payload throws here: an ordinary job exception
+    if (!payload.isObjectJob) return this.runString(job, payload, signal);
+    if (payload.commandName === CLOSURE) return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
+    const command = job.command();
+    const entry = this.objectEntry(payload, command);
+    if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
+    const ctx = { ...this.context(job, payload, signal), command };
+    for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
+    await entry.handler(toPlain(command) as Record<string, unknown>, ctx);
+    if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
+    // CallQueuedHandler's last step: a job that neither released nor failed itself is done.
+    if (!job.isDeletedOrReleased() && !job.hasFailed()) await job.delete();
+  }
+
+  /** The job class's failed() hook, when its handler registered one. */
+  async failed(job: RedisJob, error: Error): Promise<void> {
+    let payload: JobPayload | null = null;
+    try {
+      payload = job.payload();
+    } catch {
+      return; // nothing routes an unreadable payload to a hook
+    }
+    const entry = payload.isObjectJob ? this.objectEntryOrNull(job, payload) : this.strings.get(callbackKey(payload.job));
+    if (payload.isObjectJob && this.hooks.length > 0) {
+      let command: PhpObject | null = null;
+      try {
+        command = job.command();
+      } catch {
+        // undecodable: hooks get null and do what they can from the payload alone
+      }
+      for (const hook of this.hooks) await hook.onFailed?.(job, command, error);
+    }
+    await entry?.failed?.(error, { job, payload });
+  }
+
+  private async runString(job: RedisJob, payload: JobPayload, signal: AbortSignal): Promise<void> {
+    const entry = this.strings.get(callbackKey(payload.job));
+    if (!entry) return this.unrunnable(job, new UnknownJobError(payload.job));
+    await entry.handler(payload.data, this.context(job, payload, signal));
+  }
+
+  private objectEntry(payload: JobPayload, command: PhpObject): Entry<ObjectJobHandler> | undefined {
+    if (payload.commandName === LISTENER) return this.listeners.get(listenerClass(command));
+    return this.objects.get(payload.commandName ?? command.className);
+  }
+
+  private objectEntryOrNull(job: RedisJob, payload: JobPayload): Entry<ObjectJobHandler> | undefined {
+    try {
+      return this.objectEntry(payload, job.command());
+    } catch {
+      return payload.commandName === LISTENER ? undefined : this.objects.get(payload.commandName ?? '');
+    }
+  }
+
+  private routeName(payload: JobPayload, command: PhpObject): string {
+    return payload.commandName === LISTENER ? `${LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
+  }
+
+  // A job Node cannot run: failed with the reason, or put back for a PHP worker, never dropped.
+  private async unrunnable(job: RedisJob, error: Error): Promise<void> {
+    if (this.unknownJobs !== 'fail') return job.release(this.unknownJobs.release);
+    if (!this.failJob) throw error; // no worker bound: an ordinary exception, retried then failed
+    await this.failJob(job, error);
+  }
+
+  private context(job: RedisJob, payload: JobPayload, signal: AbortSignal): JobContext {
+    return {
+      job,
+      attempts: job.attempts(),
+      uuid: job.uuid(),
+      id: job.getJobId(),
+      queue: job.getQueue(),
+      payload,
+      signal,
+      release: (delay = 0) => job.release(delay),
+      delete: () => job.delete(),
+      fail: async (error?: Error) => {
+        if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
+        await this.failJob(job, error); // no error: Laravel's ManuallyFailedException
+      },
+    };
+  }
+}
+
+// Laravel's Str::parseCallback($job, 'fire'): split at the first '@'; no '@' means the `fire` method.
+function callbackKey(job: string): string {
+  const at = job.indexOf('@');
+  return at === -1 ? `${job}@fire` : job;
+}
+
+function listenerClass(command: PhpObject): string {
+  const c = command.get('class');
+  return typeof c === 'string' ? c : '';
+}

@@ -1,0 +1,101 @@
+// The narrow interfaces the Worker runs against. The Worker never sees Redis, PHP or a database: the
+// real RedisQueue/RedisJob, cache stores and failed-job stores are adapted to these, and specs drive the
+// Worker with in-memory fakes. Names and semantics follow Laravel's Job contract (spec §9).
+
+/** One popped job as the worker sees it: Laravel's Job contract, as implemented by RedisJob (spec §9). */
+export interface WorkerJob {
+  /** The payload exactly as popped (not the reserved copy): what a failed-job record stores. */
+  getRawBody(): string;
+  /** The reserved string the pop produced (attempts incremented): what delete and release send. */
+  getReservedJob(): string;
+  /** The number of this attempt, counting from 1 (the payload's `attempts` + 1). */
+  attempts(): number;
+  /** The payload's `uuid`, or null. */
+  uuid(): string | null;
+  /** The payload's `id`, or null. */
+  getJobId(): string | null;
+  /** The bare queue name the job was popped from (e.g. `default`). */
+  getQueue(): string;
+  /** The queue connection name (e.g. `redis`). */
+  getConnectionName(): string;
+  /** The payload's `job` (`Illuminate\Queue\CallQueuedHandler@call` or `Class@method`). */
+  getName(): string;
+  /** `displayName` when non-empty, else `job`: the name in messages and logs. */
+  resolveName(): string;
+  /**
+   * The decoded payload, for listeners and runners (the worker itself reads only the accessors here).
+   * Typed `object` so RedisJob, whose payload() is the typed JobPayload, implements this contract as is.
+   */
+  payload(): object;
+  /** The payload's `maxTries`, or null (the worker's `maxTries` option applies). */
+  maxTries(): number | null;
+  /** The payload's `maxExceptions`, or null. */
+  maxExceptions(): number | null;
+  /** The payload's `timeout` in seconds, or null (the worker's `timeout` option applies). */
+  timeout(): number | null;
+  /** The payload's `retryUntil` in UNIX seconds, or null. */
+  retryUntil(): number | null;
+  /** The payload's `backoff`, else its `delay` (12.11+ payloads), as a string like "1,5,10"; or null. */
+  backoff(): string | null;
+  /** The payload's `failOnTimeout`. */
+  shouldFailOnTimeout(): boolean;
+  /** Mark deleted, then remove the reservation. */
+  delete(): Promise<void>;
+  /** Mark released, then move the reserved string to the delayed set, due in `delaySeconds`. */
+  release(delaySeconds: number): Promise<void>;
+  /** Whether delete() was called. */
+  isDeleted(): boolean;
+  /** Whether release() was called. */
+  isReleased(): boolean;
+  /** Whether delete() or release() was called. */
+  isDeletedOrReleased(): boolean;
+  /** Set the failed flag only; failing a job (delete, hook, events, record) is the worker's job. */
+  markAsFailed(): void;
+  /** Whether markAsFailed() was called. */
+  hasFailed(): boolean;
+}
+
+/** Where the worker gets jobs: one queue connection (Laravel's `Queue` contract, reduced to what the worker calls). */
+export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
+  /** The connection name events and failed-job records carry (e.g. `redis`). */
+  readonly connectionName: string;
+  /** Pop one job; `index` is the queue's position in this pass (11.27+: only index 0 may block). */
+  pop(queue: string, index: number): Promise<J | null>;
+  /** Pop up to `count` jobs in one round trip (fewer means the queue ran dry); used when concurrency > 1. */
+  popMany?(queue: string, index: number, count: number): Promise<J[]>;
+  /** Push the job's reservation to `untilUnixSeconds`; false when it is no longer reserved. For the heartbeat. */
+  extendReservation?(job: J, untilUnixSeconds: number): Promise<boolean>;
+}
+
+/**
+ * Laravel's cache store as the worker uses it (spec §2.5, §10.6, §10.12): raw values, so a Redis cache
+ * store returns numbers as plain strings and anything else PHP-serialized (`b:1;`).
+ */
+export interface WorkerCache {
+  /** The stored value, raw; null when missing or expired. */
+  get(key: string): Promise<string | null>;
+  /** Store `value` for `ttlSeconds` (SETEX under Redis). */
+  put(key: string, value: string | number, ttlSeconds: number): Promise<unknown>;
+  /** Add 1 and return the new value (INCRBY under Redis). */
+  increment(key: string): Promise<number>;
+  /** Delete the key. */
+  forget(key: string): Promise<unknown>;
+}
+
+/** The failed-job store (Laravel's FailedJobProviderInterface::log, spec §14.3). */
+export interface FailedJobLogger {
+  /** Record a failed job: connection name, bare queue name, original raw payload, the exception. */
+  log(connection: string, queue: string, payload: string, exception: Error): Promise<unknown>;
+}
+
+/**
+ * What runs a job's code: the registry that decodes commands and calls user handlers (Laravel's
+ * `fire()` and CallQueuedHandler). Object jobs are deleted by the runner on success, as CallQueuedHandler
+ * does; string jobs are not (spec §9.1).
+ */
+export interface JobRunner<J extends WorkerJob = WorkerJob> {
+  /** Run the job; reject to report an exception. `signal` aborts on timeout or a forced shutdown. */
+  run(job: J, signal: AbortSignal): Promise<void>;
+  /** The job's `failed` hook (Laravel calls `failed(data, e, uuid)`); its errors never stop the failure. */
+  failed?(job: J, error: Error): Promise<void> | void;
+}

@@ -1,0 +1,71 @@
+// The worker's slots: up to `concurrency` jobs in flight. A slot frees when its handler has settled (and
+// `rest` passed), not when its attempt is over: a timed-out handler still holds its slot, so one process
+// never runs more handlers than it was allowed, nor one job twice at once.
+import { LarqError } from '../errors';
+import type { WorkerJob } from '../jobs/contracts';
+import type { InFlight } from './InFlight';
+
+/** One occupied slot. */
+export interface Slot<J extends WorkerJob> {
+  flight: InFlight<J>;
+  /** Settles when the handler settled and `rest` passed: the slot is free again. Never rejects. */
+  done: Promise<void>;
+  /** Settles when the attempt is over (finished, or timed out and handled): what a stop waits for. Never rejects. */
+  over: Promise<void>;
+}
+
+/** The set of occupied slots of one worker. */
+export class Slots<J extends WorkerJob> {
+  private readonly occupied = new Set<Slot<J>>();
+
+  constructor(readonly size: number) {}
+
+  /** How many slots are free. */
+  get free(): number {
+    return this.size - this.occupied.size;
+  }
+
+  /** Occupy a slot until `slot.done` settles. */
+  add(slot: Slot<J>): void {
+    this.occupied.add(slot);
+    void slot.done.finally(() => this.occupied.delete(slot));
+  }
+
+  /** The jobs whose handlers are still running within their time (what the heartbeat extends). */
+  runningJobs(): J[] {
+    return [...this.occupied]
+      .map((slot) => slot.flight)
+      .filter((f) => f.state === 'running' && !f.job.isDeletedOrReleased() && !f.job.hasFailed())
+      .map((f) => f.job);
+  }
+
+  /** Resolve once a slot is free, or as soon as `wake` aborts. */
+  async waitForFree(wake: AbortSignal): Promise<void> {
+    while (this.free <= 0 && !wake.aborted) {
+      await new Promise<void>((resolve) => {
+        const woken = (): void => resolve();
+        wake.addEventListener('abort', woken, { once: true });
+        void Promise.race([...this.occupied].map((slot) => slot.done)).then(() => {
+          wake.removeEventListener('abort', woken);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /**
+   * Wait until every attempt in flight is over, for at most `graceSeconds` (0: no limit). Past the grace the
+   * running handlers' signals abort and their jobs stay reserved, as a killed worker's would.
+   */
+  async drain(graceSeconds: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<void> {
+    const over = Promise.all([...this.occupied].map((slot) => slot.over));
+    if (graceSeconds === 0) return void (await over);
+    const timer = new AbortController();
+    const graceExpired = await Promise.race([over.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
+    timer.abort();
+    if (!graceExpired) return;
+    for (const { flight } of this.occupied) {
+      if (flight.state === 'running') flight.controller.abort(new LarqError(`the worker stopped before ${flight.job.resolveName()} finished`));
+    }
+  }
+}

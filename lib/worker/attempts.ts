@@ -1,0 +1,67 @@
+// Laravel's max-attempts and maxExceptions rules (spec §10.11, §10.12), the decisions that fail a job
+// before it runs, after it threw, or when it timed out.
+import { MaxAttemptsExceededError } from '../errors';
+import type { WorkerCache, WorkerJob } from '../jobs/contracts';
+import { cacheValueIsTruthy } from './php';
+
+/** What the rules need from the worker. */
+export interface AttemptContext<J extends WorkerJob> {
+  /** UNIX seconds. */
+  now(): number;
+  cache?: WorkerCache;
+  /** The worker's failJob: Laravel's Job::fail. */
+  fail(job: J, error: Error): Promise<void>;
+}
+
+/** How long the `job-exceptions:{uuid}` counter lives (Laravel: one day, SETEX). */
+export const EXCEPTION_COUNTER_TTL_SECONDS = 86_400;
+
+/** The cache key of a job's exception counter. */
+export function exceptionCounterKey(uuid: string): string {
+  return `job-exceptions:${uuid}`;
+}
+
+// PHP truthiness of the number-or-null fields; retryUntil 0 is as absent as null.
+const truthy = (n: number | null): n is number => n !== null && n !== 0 && !Number.isNaN(n);
+
+/**
+ * markJobAsFailedIfAlreadyExceedsMaxAttempts: before running, fail the job with MaxAttemptsExceededError
+ * (and throw it) when it ran out of tries. retryUntil, when set, replaces maxTries entirely; maxTries 0
+ * is unlimited only as the exact number 0.
+ */
+export async function failIfAlreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): Promise<void> {
+  const maxTries = job.maxTries() ?? optionMaxTries;
+  const retryUntil = job.retryUntil();
+  if (truthy(retryUntil) && ctx.now() <= retryUntil) return;
+  if (!truthy(retryUntil) && (maxTries === 0 || job.attempts() <= maxTries)) return;
+  const error = new MaxAttemptsExceededError(job);
+  await ctx.fail(job, error);
+  throw error;
+}
+
+/** markJobAsFailedIfWillExceedMaxAttempts: after an exception (or a timeout), fail the job when this was its last try. */
+export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number, error: Error): Promise<void> {
+  const maxTries = job.maxTries() ?? optionMaxTries;
+  const retryUntil = job.retryUntil();
+  // Both checks run, as in Laravel; failing twice is harmless because fail stops at a deleted job.
+  if (truthy(retryUntil) && retryUntil <= ctx.now()) await ctx.fail(job, error);
+  if (!truthy(retryUntil) && maxTries > 0 && job.attempts() >= maxTries) await ctx.fail(job, error);
+}
+
+/**
+ * markJobAsFailedIfWillExceedMaxExceptions: count this exception in the shared cache (PHP and Node
+ * workers count together) and fail the job once the count reaches maxExceptions.
+ */
+export async function failIfWillExceedMaxExceptions<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, error: Error): Promise<void> {
+  const uuid = job.uuid();
+  const maxExceptions = job.maxExceptions();
+  if (ctx.cache === undefined || uuid === null || maxExceptions === null) return;
+  const key = exceptionCounterKey(uuid);
+  if (!cacheValueIsTruthy(await ctx.cache.get(key))) {
+    await ctx.cache.put(key, 0, EXCEPTION_COUNTER_TTL_SECONDS);
+  }
+  if (maxExceptions <= (await ctx.cache.increment(key))) {
+    await ctx.cache.forget(key);
+    await ctx.fail(job, error);
+  }
+}

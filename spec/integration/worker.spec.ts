@@ -1,0 +1,142 @@
+// The Worker on a real redis-server with Node handlers: routing, acknowledgement as CallQueuedHandler
+// does it, jobs Node cannot run failed with their reason (never dropped), and a concurrent mixed run.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type Redis from 'ioredis';
+import { createWorker } from '../../lib/createWorker';
+import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
+import { Handlers } from '../../lib/handlers/Handlers';
+import { RedisQueue } from '../../lib/RedisQueue';
+import type { WorkerOptions } from '../../lib/WorkerOptions';
+import { loadFixtures, pushedPayloads } from '../support/fixtures';
+import { ChainStep, SendWelcomeEmail } from '../support/phpJobs';
+import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+
+describe('Worker with Node handlers on Redis', function () {
+  this.timeout(30000);
+  let port: number;
+  let client: Redis;
+  let dir: string;
+  let prefix: string;
+  let queue: RedisQueue;
+  let failed: FileFailedJobProvider;
+
+  before(async function () {
+    port = await requireRedis(this);
+    client = rawClient(port);
+    dir = mkdtempSync(join(tmpdir(), 'larq-worker-'));
+  });
+  after(() => {
+    client?.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    prefix = randomPrefix();
+    queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90 });
+    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+  });
+  afterEach(async () => queue.close());
+
+  function run(handlers: Handlers, options: Partial<WorkerOptions> = {}, queues = 'default') {
+    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, ...options }, { failed });
+    return worker.daemon(queues);
+  }
+
+  it('runs an object job with the PHP object as a plain view, then deletes it', async function () {
+    const seen: unknown[] = [];
+    await queue.push(SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Hi', meta: { seats: 3 } }));
+    const result = await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', (c, ctx) => void seen.push([c.to, c.subject, c.meta, ctx.attempts])));
+    expect(result).to.deep.equal({ status: 0, reason: 'empty' });
+    expect(seen).to.deep.equal([['ada@example.com', 'Hi', { seats: 3 }, 1]]);
+    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+  });
+
+  it('leaves a string job to its handler to acknowledge, as Laravel does', async function () {
+    await queue.push({ job: 'App\\Handlers\\Raw@handle', data: { n: 1 } });
+    await queue.push({ job: 'App\\Handlers\\Raw', data: 'fire me' });
+    const seen: unknown[] = [];
+    await run(
+      new Handlers()
+        .string('App\\Handlers\\Raw@handle', (data) => void seen.push(data)) // forgets to delete
+        .string('App\\Handlers\\Raw', async (data, ctx) => {
+          seen.push(data);
+          await ctx.delete();
+        }),
+    );
+    expect(seen).to.deep.equal([{ n: 1 }, 'fire me']);
+    const reserved = await queue.reservedJobs();
+    expect(reserved.map((j) => JSON.parse(j.payload).job)).to.deep.equal(['App\\Handlers\\Raw@handle']);
+  });
+
+  it('fails a job with no handler into the failed-job store, naming the class', async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    await run(new Handlers());
+    const [record] = await failed.all();
+    expect(record.queue).to.equal('default');
+    expect(record.exception).to.match(/^UnknownJobError: No handler is registered for job "App\\Jobs\\ChainStep"\./);
+    expect(await queue.size()).to.equal(0);
+  });
+
+  it('fails a PHP closure job with a reason that says what it is (12.x fixture)', async function () {
+    const [payload] = pushedPayloads(loadFixtures().find((f) => f.version === '12.x' && f.name === 'closure')!);
+    await queue.pushRaw(payload);
+    await run(new Handlers());
+    const [record] = await failed.all();
+    expect(record.payload).to.equal(payload);
+    expect(record.exception).to.match(/^PhpOnlyJobError: Job "Closure \(.*\)" is a queued closure \(CallQueuedClosure\); only a PHP worker can run it\./);
+  });
+
+  it('can release jobs it has no handler for, for a PHP worker to take', async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    await run(new Handlers({ unknownJobs: { release: 30 } }), { maxJobs: 1 });
+    expect(await failed.all()).to.deep.equal([]);
+    const [delayed] = await queue.delayedJobs();
+    expect(delayed.attempts).to.equal(1);
+  });
+
+  it("records a job failed by its handler under Laravel's exception class", async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    await run(new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => ctx.fail()));
+    const [record] = await failed.all();
+    expect(record.exception).to.match(/^Illuminate\\Queue\\ManuallyFailedException in /);
+  });
+
+  it('records an undecodable command as failed with its reason, not lost and not looping', async function () {
+    await queue.pushRaw('{"uuid":"5d1c6d2a-1111-4a8e-9c3e-000000000001","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"App\\\\Jobs\\\\X","command":"O:9:\\"App\\\\Jobs\\\\X\\":1:{"},"attempts":0}');
+    await run(new Handlers().object('App\\Jobs\\X', () => undefined));
+    const [record] = await failed.all();
+    expect(record.exception).to.match(/^UnserializeError: /);
+    expect(await queue.size()).to.equal(0);
+  });
+
+  it('a 100-job mixed run at concurrency 20: every job exactly once, nothing reserved, no notify drift', async function () {
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await queue.push(ChainStep.make({ step: i }), i % 2 ? 'high' : 'default'));
+    ids.push(...(await queue.bulk(Array.from({ length: 40 }, (_, i) => SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null })))));
+    for (let i = 0; i < 20; i++) ids.push(await queue.push({ job: 'App\\Handlers\\Raw@handle', data: { i } }, 'high'));
+    const seen: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const note = async (id: string | null) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
+      seen.push(id as string);
+      inFlight--;
+    };
+    const handlers = new Handlers()
+      .object('App\\Jobs\\ChainStep', (_c, ctx) => note(ctx.id))
+      .object('App\\Jobs\\SendWelcomeEmail', (_c, ctx) => note(ctx.id))
+      .string('App\\Handlers\\Raw@handle', async (_d, ctx) => {
+        await note(ctx.id);
+        await ctx.delete();
+      });
+    const result = await run(handlers, { concurrency: 20 }, 'high,default');
+    expect(result.reason).to.equal('empty');
+    expect([...seen].sort()).to.deep.equal([...ids].sort());
+    expect(most).to.be.within(2, 20);
+    expect(await client.keys(`${prefix}*`)).to.deep.equal([]); // no job, reservation or notify token left
+  });
+});

@@ -1,0 +1,238 @@
+// Stop conditions and their order (spec §10.14), the restart and pause signals (§10.6, §2.5), signals
+// (§10.5), maintenance mode (§10.7) and `--once` (§10.3).
+import { expect } from 'chai';
+import { deferred, tick } from '../../support/fakeQueue';
+import { harness, type HarnessOptions } from './harness';
+
+const MB = 1024 * 1024;
+
+describe('Worker: stop conditions (§10.14)', () => {
+  it('stopWhenEmpty: status 0, reason empty', async () => {
+    const h = harness({ options: { stopWhenEmpty: true } });
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
+  });
+
+  it('maxJobs: stops after N jobs, leaving the rest queued', async () => {
+    const h = harness({ options: { maxJobs: 2 } });
+    for (let i = 0; i < 3; i++) h.queue.push('default');
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'max_jobs' });
+    expect(h.queue.pending('default')).to.have.length(1);
+  });
+
+  it('maxTime: stops once the seconds have passed', async () => {
+    const h = harness({ options: { maxTime: 10, sleep: 3 } });
+    const t0 = h.time.now();
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'max_time' });
+    expect(h.time.now() - t0).to.equal(12);
+  });
+
+  it('memory: status 12 once usage reaches the limit; 0 disables the check (12.54+)', async () => {
+    const h = harness({ options: { memory: 128 }, memoryBytes: 128 * MB });
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 12, reason: 'memory' });
+    const off = harness({ options: { memory: 0, stopWhenEmpty: true }, memoryBytes: 4096 * MB });
+    expect(await off.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
+  });
+
+  it('WorkerStopping carries status, reason, jobsProcessed and memory', async () => {
+    const h = harness({ options: { maxJobs: 1 } });
+    let stopping: unknown;
+    h.worker.on('WorkerStopping', (e) => (stopping = { ...e, options: undefined }));
+    h.queue.push('default');
+    await h.worker.daemon('default');
+    expect(stopping).to.deep.include({ status: 0, reason: 'max_jobs', jobsProcessed: 1, lastJobProcessedAt: h.time.now(), memoryUsage: h.memoryBytes });
+  });
+
+  describe('order: the first that holds wins', () => {
+    const table: [string, HarnessOptions, (h: ReturnType<typeof harness>) => void, string][] = [
+      ['lost_connection before interrupted', {}, (h) => h.queue.popErrors.push(new Error('Connection lost')), 'lost_connection'],
+      ['interrupted before memory', { memoryBytes: 500 * MB }, (h) => h.worker.on('WorkerStarting', () => h.worker.stop()), 'interrupted'],
+      ['memory before restart', { memoryBytes: 500 * MB }, (h) => h.worker.on('Looping', () => h.cache.set('illuminate:queue:restart', '2')), 'memory'],
+      ['restart before empty', { options: { stopWhenEmpty: true } }, (h) => h.worker.on('Looping', () => h.cache.set('illuminate:queue:restart', '2')), 'restart_signal'],
+      ['empty before max_time', { options: { stopWhenEmpty: true, maxTime: 1, sleep: 5 } }, () => undefined, 'empty'],
+      [
+        'max_time before max_jobs',
+        { options: { maxTime: 1, maxJobs: 1 } },
+        (h) => {
+          h.queue.push('default');
+          h.handler = async (job) => h.time.sleep(2000).then(() => job.delete());
+        },
+        'max_time',
+      ],
+    ];
+    for (const [label, setup, arrange, reason] of table) {
+      it(label, async () => {
+        const h = harness(setup);
+        h.cache.set('illuminate:queue:restart', '1');
+        arrange(h);
+        expect((await h.worker.daemon('default')).reason).to.equal(reason);
+      });
+    }
+  });
+});
+
+describe('Worker: restart signal (§10.6)', () => {
+  it('stops after the current job when queue:restart writes a new timestamp', async () => {
+    const h = harness();
+    h.cache.set('illuminate:queue:restart', '1767225000');
+    h.handler = async (job) => {
+      h.cache.set('illuminate:queue:restart', '1767225600');
+      await job.delete();
+    };
+    h.queue.push('default');
+    h.queue.push('default');
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'restart_signal' });
+    expect(h.queue.pending('default')).to.have.length(1);
+  });
+
+  it('treats the key appearing as a restart, and loosely equal values as none', async () => {
+    const appear = harness();
+    appear.worker.on('Looping', () => appear.cache.set('illuminate:queue:restart', '5'));
+    expect((await appear.worker.daemon('default')).reason).to.equal('restart_signal');
+
+    const same = harness({ options: { maxJobs: 1 } });
+    same.cache.set('illuminate:queue:restart', '100');
+    same.worker.on('Looping', () => same.cache.set('illuminate:queue:restart', '100.0'));
+    same.queue.push('default');
+    expect((await same.worker.daemon('default')).reason).to.equal('max_jobs');
+  });
+
+  it('is not checked without a cache', async () => {
+    const h = harness({ cache: false, options: { stopWhenEmpty: true } });
+    expect((await h.worker.daemon('default')).reason).to.equal('empty');
+    expect(h.cache.calls).to.deep.equal([]);
+  });
+});
+
+describe('Worker: pausing', () => {
+  it('skips a queue paused through the cache (12.40+) and takes the next one', async () => {
+    const h = harness({ options: { stopWhenEmpty: true } });
+    h.cache.set('illuminate:queue:paused:redis:high', 'b:1;');
+    h.queue.push('high', { id: 'h' });
+    h.queue.push('low', { id: 'l' });
+    await h.worker.daemon('high,low');
+    expect(h.events.filter((e) => e.startsWith('JobProcessing'))).to.deep.equal(['JobProcessing l']);
+    expect(h.queue.pending('high')).to.have.length(1);
+    expect(h.queue.log).to.not.include('pop:high');
+  });
+
+  it('pause() stops taking jobs (no Looping), and the stop checks still run', async () => {
+    const h = harness({ options: { stopWhenEmpty: true } });
+    h.queue.push('default');
+    h.worker.pause();
+    expect((await h.worker.daemon('default')).reason).to.equal('empty');
+    expect(h.queue.log).to.deep.equal([]);
+    expect(h.events).to.not.include('Looping');
+    h.worker.resume();
+    await h.worker.daemon('default');
+    expect(h.queue.pending('default')).to.deep.equal([]);
+  });
+
+  it('takes no jobs while down for maintenance unless forced, sleeping 1 s when sleep is 0', async () => {
+    const down = harness({ options: { maxTime: 3, sleep: 0 }, isDownForMaintenance: () => true });
+    down.queue.push('default');
+    await down.worker.daemon('default');
+    expect(down.queue.log).to.deep.equal([]);
+    expect(down.time.sleeps.slice(0, 3)).to.deep.equal([1000, 1000, 1000]);
+
+    const forced = harness({ options: { maxJobs: 1, force: true }, isDownForMaintenance: () => true });
+    forced.queue.push('default');
+    await forced.worker.daemon('default');
+    expect(forced.queue.log).to.include('delete:default');
+  });
+});
+
+describe('Worker: signals (§10.5)', () => {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGUSR2', 'SIGCONT'] as const;
+  const counts = () => signals.map((s) => process.listenerCount(s));
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const) {
+    it(`${signal} lets the job in flight finish, then stops with status 0, reason interrupted`, async () => {
+      const before = counts();
+      // timeout 0: virtual time would otherwise run to the 60 s timeout while the gate is closed.
+      const h = harness({ options: { handleSignals: true, timeout: 0 } });
+      const gate = deferred();
+      h.handler = async (job) => {
+        await gate.promise;
+        await job.delete();
+      };
+      h.queue.push('default');
+      h.queue.push('default');
+      const done = h.worker.daemon('default');
+      await tick();
+      expect(counts()).to.not.deep.equal(before);
+      process.emit(signal);
+      gate.resolve();
+      expect(await done).to.deep.equal({ status: 0, reason: 'interrupted' });
+      expect(h.events).to.not.include('JobTimedOut id-1');
+      expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(1);
+      expect(h.queue.pending('default')).to.have.length(1);
+      expect(counts()).to.deep.equal(before);
+    });
+  }
+
+  it('SIGUSR2 pauses and SIGCONT resumes', async () => {
+    const h = harness({ options: { handleSignals: true, maxJobs: 1 } });
+    const done = h.worker.daemon('default');
+    process.emit('SIGUSR2');
+    h.queue.push('default');
+    await tick(20);
+    expect(h.queue.log).to.deep.equal([]);
+    expect(h.time.sleeps.length).to.be.greaterThan(3); // pausing: sleeping and checking, not popping
+    process.emit('SIGCONT');
+    expect((await done).reason).to.equal('max_jobs');
+  });
+
+  it('installs nothing unless handleSignals is set', async () => {
+    const before = counts();
+    const h = harness({ options: { stopWhenEmpty: true } });
+    h.worker.on('Looping', () => expect(counts()).to.deep.equal(before));
+    await h.worker.daemon('default');
+  });
+
+  it('a stop cuts the idle sleep short', async () => {
+    const h = harness();
+    const t0 = h.time.now();
+    h.worker.on('WorkerIdle', () => h.worker.stop());
+    expect((await h.worker.daemon('default')).reason).to.equal('interrupted');
+    expect(h.time.now()).to.equal(t0);
+  });
+
+  it('gives jobs shutdownGraceSeconds, then aborts their signals and returns', async () => {
+    const h = harness({ options: { shutdownGraceSeconds: 5, timeout: 0 } });
+    let signal: AbortSignal | undefined;
+    h.handler = (_job, s) => {
+      signal = s;
+      return new Promise(() => undefined);
+    };
+    h.queue.push('default');
+    h.worker.on('JobProcessing', () => h.worker.stop());
+    const t0 = h.time.now();
+    expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'interrupted' });
+    expect(h.time.now() - t0).to.equal(5);
+    expect(signal?.aborted).to.equal(true);
+    expect(h.queue.reserved('default')).to.have.length(1);
+  });
+});
+
+describe('Worker: runNextJob (--once, §10.3)', () => {
+  it('runs one job and returns it; with none it sleeps `sleep` and returns null', async () => {
+    const h = harness();
+    h.queue.push('default');
+    h.queue.push('default');
+    const job = await h.worker.runNextJob('default');
+    expect(job?.getJobId()).to.equal('id-1');
+    expect(h.queue.pending('default')).to.have.length(1);
+    const empty = harness();
+    expect(await empty.worker.runNextJob('default')).to.equal(null);
+    expect(empty.time.sleeps).to.deep.equal([3000]);
+  });
+
+  it('refuses to run twice at once', async () => {
+    const h = harness({ options: { stopWhenEmpty: true } });
+    const first = h.worker.daemon('default');
+    let error: unknown;
+    await h.worker.runNextJob('default').catch((e: unknown) => (error = e));
+    await first;
+    expect((error as Error).message).to.match(/already running/);
+  });
+});
