@@ -40,7 +40,8 @@ describe('Worker with Node handlers on Redis', function () {
   afterEach(async () => queue.close());
 
   function run(handlers: Handlers, options: Partial<WorkerOptions> = {}, queues = 'default') {
-    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, ...options }, { failed });
+    // memory: the limit is for the worker's host process, here the whole mocha run (Laravel's default is 128 MB)
+    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, ...options }, { failed });
     return worker.daemon(queues);
   }
 

@@ -60,7 +60,7 @@ describe('interop: a larq worker fails a Laravel job the way Laravel does', func
       runs.push({ at: unixSeconds(clock), attempts: ctx.attempts, state: await dumpKeys(client, prefix) });
       throw new Error(String(command.reason));
     });
-    const worker = createWorker(queue, handlers, { sleep: 0.25, stopWhenEmpty: false, maxJobs: 3, timeout: 0 }, {
+    const worker = createWorker(queue, handlers, { sleep: 0.25, stopWhenEmpty: false, maxJobs: 3, timeout: 0, memory: 4096 }, {
       failed,
       clock,
       sleep: async (ms) => {
