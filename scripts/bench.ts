@@ -1,0 +1,313 @@
+// `npm run bench`: larq against Laravel 8.83's worker (PHP, Debian's packages) and BullMQ, side by side in
+// one run on one redis-server of its own, with no-op jobs. Prints a table, the ratios the issue asks
+// for, and writes bench-results.json.
+//   npm run bench                       100,000 jobs per end-to-end run, 1,000,000 for the memory run
+//   npm run bench -- --jobs 20000 --memory-jobs 200000 --out results.json
+//   npm run bench -- --only push,e2e    sections: push, e2e, latency, memory
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import { writeFileSync } from 'fs';
+import { createServer } from 'net';
+import { cpus, totalmem } from 'os';
+import { join } from 'path';
+import { performance } from 'perf_hooks';
+import { parseArgs } from 'util';
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import Redis from 'ioredis';
+import { createWorker } from '../lib/createWorker';
+import { Handlers } from '../lib/handlers/Handlers';
+import { laravelJobTraits, phpClass } from '../lib/php/builder';
+import { RedisQueue } from '../lib/RedisQueue';
+
+const { values: flags } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '100000' },
+    'push-jobs': { type: 'string' },
+    'memory-jobs': { type: 'string', default: '1000000' },
+    only: { type: 'string', default: 'push,e2e,latency,memory' },
+    out: { type: 'string', default: 'bench-results.json' },
+  },
+});
+const N = Number(flags.jobs);
+const PUSH_N = Number(flags['push-jobs'] ?? Math.min(N, 20000));
+const MEMORY_N = Number(flags['memory-jobs']);
+const SECTIONS = new Set(flags.only!.split(','));
+const PHP_DIR = join(__dirname, '..', 'compat-fixtures', 'php');
+
+// The job PHP runs in the Laravel rows (compat-fixtures/php/bench.php), declared for larq.
+const BenchNoop = phpClass('App\\Jobs\\BenchNoop', { n: 'public' }, { traits: laravelJobTraits(8), serializesModels: true });
+
+interface Row {
+  section: string;
+  name: string;
+  jobs: number;
+  seconds: number;
+  perSecond: number;
+}
+const rows: Row[] = [];
+const extra: Record<string, number> = {};
+
+async function main(): Promise<void> {
+  const { port, stop } = await startRedis();
+  const redis = new Redis({ port });
+  const php = phpAvailable();
+  console.log(`larq bench: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${redisVersion(port)}`);
+  console.log(`end-to-end ${N} jobs, push ${PUSH_N} jobs, memory ${MEMORY_N} jobs; PHP: ${php ? 'Laravel 8.83' : 'not installed (Laravel rows skipped)'}\n`);
+  try {
+    if (SECTIONS.has('push')) await pushSection(port, redis, php);
+    if (SECTIONS.has('e2e')) await e2eSection(port, redis, php);
+    if (SECTIONS.has('latency')) await latencySection(port, redis);
+    if (SECTIONS.has('memory')) await memorySection(port, redis);
+  } finally {
+    redis.disconnect();
+    stop();
+  }
+  report();
+}
+
+// ---- push -------------------------------------------------------------------------------------------
+
+async function pushSection(port: number, redis: Redis, php: boolean): Promise<void> {
+  await fresh(redis);
+  const q = larqQueue(port);
+  await timed('push', 'larq push, one by one', PUSH_N, async () => {
+    for (let i = 0; i < PUSH_N; i++) await q.push(BenchNoop.make({ n: i }));
+  });
+  await fresh(redis);
+  await timed('push', 'larq bulk (1,000 a call)', N, async () => {
+    for (let i = 0; i < N; i += 1000) await q.bulk(range(i, Math.min(N, i + 1000)).map((n) => BenchNoop.make({ n })));
+  });
+  await q.close();
+
+  if (php) {
+    await fresh(redis);
+    const out = runPhp(['push', String(PUSH_N)], port);
+    record('push', "Laravel Queue::push, one by one (PHP)", PUSH_N, JSON.parse(out).seconds);
+  }
+
+  await fresh(redis);
+  const bull = new BullQueue('bench', { connection: { port } });
+  await timed('push', 'BullMQ add, one by one', PUSH_N, async () => {
+    for (let i = 0; i < PUSH_N; i++) await bull.add('noop', { n: i }, { removeOnComplete: true });
+  });
+  await fresh(redis);
+  await timed('push', 'BullMQ addBulk (1,000 a call)', N, async () => {
+    for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+  });
+  await bull.close();
+}
+
+// ---- end to end -------------------------------------------------------------------------------------
+
+async function e2eSection(port: number, redis: Redis, php: boolean): Promise<void> {
+  for (const concurrency of [1, 50]) {
+    await fresh(redis);
+    await prefillLarq(port, N);
+    const q = larqQueue(port);
+    const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
+    await timed('e2e', `larq worker, concurrency ${concurrency}`, N, () => worker.daemon('default'));
+    await q.close();
+  }
+
+  if (php) {
+    for (const processes of [1, 2]) {
+      await fresh(redis);
+      await prefillLarq(port, N);
+      await timed('e2e', `Laravel worker, ${processes} process${processes > 1 ? 'es' : ''}`, N, () =>
+        Promise.all(range(0, processes).map(() => phpProcess(['work'], port))).then(() => undefined),
+      );
+      const left = await redis.llen('bench_queues:default');
+      if (left !== 0) throw new Error(`Laravel left ${left} jobs`);
+    }
+  }
+
+  for (const concurrency of [1, 50]) {
+    await fresh(redis);
+    const bull = new BullQueue('bench', { connection: { port } });
+    for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+    let done = 0;
+    let finish: () => void = () => undefined;
+    const all = new Promise<void>((r) => (finish = r));
+    const start = performance.now();
+    const worker = new BullWorker('bench', async () => undefined, { connection: { port }, concurrency, autorun: true });
+    worker.on('completed', () => {
+      if (++done === N) finish();
+    });
+    await all;
+    record('e2e', `BullMQ worker, concurrency ${concurrency}`, N, (performance.now() - start) / 1000);
+    await worker.close();
+    await bull.close();
+  }
+}
+
+// ---- pickup latency ---------------------------------------------------------------------------------
+
+async function latencySection(port: number, redis: Redis): Promise<void> {
+  await fresh(redis);
+  const samples: number[] = [];
+  const count = 500;
+  const q = larqQueue(port, { blockFor: 5 });
+  const producer = larqQueue(port);
+  let finish: () => void = () => undefined;
+  const all = new Promise<void>((r) => (finish = r));
+  const handlers = new Handlers().object('App\\Jobs\\BenchNoop', (command) => {
+    samples.push(performance.timeOrigin + performance.now() - Number(command.n) / 1000);
+    if (samples.length === count) finish();
+  });
+  const worker = createWorker(q, handlers, { concurrency: 1, sleep: 0, timeout: 0, maxJobs: count, memory: 4096 });
+  const running = worker.daemon('default');
+  await sleep(200); // let the worker reach its blocking pop
+  for (let i = 0; i < count; i++) {
+    // dispatch time in microseconds since the epoch rides in the job; 100 jobs/s
+    await producer.push(BenchNoop.make({ n: Math.round((performance.timeOrigin + performance.now()) * 1000) }));
+    await sleep(10);
+  }
+  await all;
+  await running;
+  await q.close();
+  await producer.close();
+  samples.sort((a, b) => a - b);
+  extra.latencyP50Ms = round(samples[Math.floor(count * 0.5)], 3);
+  extra.latencyP99Ms = round(samples[Math.floor(count * 0.99)], 3);
+  console.log(`pickup latency, ${count} jobs at 100/s, blockFor 5: p50 ${extra.latencyP50Ms} ms, p99 ${extra.latencyP99Ms} ms`);
+}
+
+// ---- memory -----------------------------------------------------------------------------------------
+
+async function memorySection(port: number, redis: Redis): Promise<void> {
+  await fresh(redis);
+  const q = larqQueue(port);
+  const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency: 50, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
+  const wave = Math.min(MEMORY_N, 100000);
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  for (let done = 0; done < MEMORY_N; done += wave) {
+    await prefillLarq(port, Math.min(wave, MEMORY_N - done));
+    await worker.daemon('default');
+  }
+  global.gc?.();
+  const after = process.memoryUsage().rss;
+  await q.close();
+  extra.rssBeforeMb = round(before / 2 ** 20, 1);
+  extra.rssAfterMb = round(after / 2 ** 20, 1);
+  extra.rssGrowthMb = round((after - before) / 2 ** 20, 1);
+  console.log(`memory over ${MEMORY_N} jobs: RSS ${extra.rssBeforeMb} MB -> ${extra.rssAfterMb} MB (+${extra.rssGrowthMb} MB)`);
+}
+
+// ---- report -----------------------------------------------------------------------------------------
+
+function report(): void {
+  console.log('\n| section | contender | jobs | seconds | jobs/s |\n| --- | --- | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.section} | ${r.name} | ${r.jobs} | ${round(r.seconds, 2)} | ${Math.round(r.perSecond)} |`);
+  const rate = (name: string) => rows.find((r) => r.name === name)?.perSecond;
+  const ratios: [string, string, string, number][] = [
+    ['larq worker, concurrency 50', 'BullMQ worker, concurrency 50', 'end-to-end: larq c50 / BullMQ c50', 3],
+    ['larq worker, concurrency 50', 'Laravel worker, 1 process', 'end-to-end: larq c50 / Laravel 1 worker', 8],
+    ['larq worker, concurrency 1', 'Laravel worker, 1 process', 'end-to-end: larq c1 / Laravel 1 worker', 1],
+    ['larq bulk (1,000 a call)', 'BullMQ addBulk (1,000 a call)', 'push: larq bulk / BullMQ addBulk', 5],
+    ['larq push, one by one', 'Laravel Queue::push, one by one (PHP)', 'push: larq one by one / Laravel push', 1],
+  ];
+  const results: Record<string, number> = {};
+  console.log('\n| ratio | value | target |\n| --- | ---: | ---: |');
+  for (const [a, b, label, target] of ratios) {
+    const ra = rate(a);
+    const rb = rate(b);
+    if (ra === undefined || rb === undefined) continue;
+    results[label] = round(ra / rb, 2);
+    console.log(`| ${label} | ${results[label]}x | ${target}x ${ra / rb >= target ? 'ok' : 'MISSED'} |`);
+  }
+  if (extra.latencyP99Ms !== undefined) console.log(`| pickup latency p99 | ${extra.latencyP99Ms} ms | < 5 ms ${extra.latencyP99Ms < 5 ? 'ok' : 'MISSED'} |`);
+  if (extra.rssGrowthMb !== undefined) console.log(`| RSS growth over ${MEMORY_N} jobs | ${extra.rssGrowthMb} MB | < 50 MB ${extra.rssGrowthMb < 50 ? 'ok' : 'MISSED'} |`);
+  const machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+  writeFileSync(flags.out!, JSON.stringify({ date: new Date().toISOString(), machine, jobs: N, pushJobs: PUSH_N, memoryJobs: MEMORY_N, rows, ratios: results, ...extra }, null, 2) + '\n');
+  console.log(`\nwrote ${flags.out}`);
+}
+
+// ---- helpers ----------------------------------------------------------------------------------------
+
+function larqQueue(port: number, extraOptions: { blockFor?: number } = {}): RedisQueue {
+  return new RedisQueue({ connection: { port }, prefix: 'bench_', laravel: 8, retryAfter: 90, ...extraOptions });
+}
+
+async function prefillLarq(port: number, n: number): Promise<void> {
+  const q = larqQueue(port);
+  for (let i = 0; i < n; i += 1000) await q.bulk(range(i, Math.min(n, i + 1000)).map((k) => BenchNoop.make({ n: k })));
+  await q.close();
+}
+
+async function timed(section: string, name: string, jobs: number, fn: () => Promise<unknown>): Promise<void> {
+  const start = performance.now();
+  await fn();
+  record(section, name, jobs, (performance.now() - start) / 1000);
+}
+
+function record(section: string, name: string, jobs: number, seconds: number): void {
+  const row = { section, name, jobs, seconds, perSecond: jobs / seconds };
+  rows.push(row);
+  console.log(`${name.padEnd(42)} ${String(Math.round(row.perSecond)).padStart(8)} jobs/s`);
+}
+
+async function fresh(redis: Redis): Promise<void> {
+  await redis.flushall();
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+function round(n: number, digits: number): number {
+  return Math.round(n * 10 ** digits) / 10 ** digits;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function phpEnv(port: number): NodeJS.ProcessEnv {
+  return { ...process.env, LARQ_REDIS_PORT: String(port), LARQ_PREFIX: 'bench_' };
+}
+
+function runPhp(args: string[], port: number): string {
+  const res = spawnSync('php', [join(PHP_DIR, 'bench.php'), ...args], { env: phpEnv(port), encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (res.status !== 0) throw new Error(`php bench.php ${args.join(' ')} failed: ${res.stderr}`);
+  return res.stdout;
+}
+
+function phpProcess(args: string[], port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('php', [join(PHP_DIR, 'bench.php'), ...args], { env: phpEnv(port), stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`php bench.php ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+function phpAvailable(): boolean {
+  return spawnSync('php', ['-r', 'exit(is_file("/usr/share/php/Illuminate/autoload.php") && extension_loaded("redis") ? 0 : 1);']).status === 0;
+}
+
+function redisVersion(port: number): string {
+  const out = spawnSync('redis-cli', ['-p', String(port), 'INFO', 'server'], { encoding: 'utf8' }).stdout ?? '';
+  return `redis ${/redis_version:(\S+)/.exec(out)?.[1] ?? '?'}`;
+}
+
+async function startRedis(): Promise<{ port: number; stop: () => void }> {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const proc: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    const ok = await probe.connect().then(() => probe.ping(), () => null);
+    probe.disconnect();
+    if (ok) break;
+    await sleep(50);
+  }
+  return { port, stop: () => proc.kill() };
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
