@@ -9,6 +9,21 @@ export type { JobInput, ObjectJob } from './jobs/dispatch';
 export type { LaravelLine } from './LaravelLine';
 export { laravelPrefix } from './redis/keys';
 
+// Workers: run Laravel jobs in Node with Laravel's retry, timeout and failure rules.
+export { createWorker, type CreateWorkerDeps } from './createWorker';
+export { Worker, EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT, type WorkerDeps } from './Worker';
+export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
+export { Handlers, type HandlersOptions, type CommandHooks, type JobContext, type ObjectJobContext, type ObjectJobHandler, type StringJobHandler, type FailedHook } from './handlers/Handlers';
+export type { WorkerEvents, WorkerStopReason, WorkerStopResult } from './events';
+export type { WorkerJob, WorkerQueue, JobRunner, FailedJobLogger } from './jobs/contracts';
+export { calculateBackoff } from './backoff';
+
+// Laravel's failed-job stores and cache stores.
+export { createFailedJobProvider, DatabaseFailedJobProvider, FileFailedJobProvider, NullFailedJobProvider, formatException } from './failed';
+export type { FailedJobProvider, FailedJobRecord } from './failed';
+export { createCacheStore, RedisCacheStore, DatabaseCacheStore, ArrayCacheStore } from './cache';
+export type { CacheStore, CacheLock, CacheValue } from './cache';
+
 // PHP values: build job objects for PHP, read the ones PHP sent.
 export { phpClass, php, laravelJobTraits, queueableTrait, interactsWithQueueTrait, batchableTrait, PhpClass, PhpFloat, toPhp } from './php/builder';
 export type { PropertySpec, PropertyDeclaration, PhpClassOptions, PhpTrait, DateTimeOptions, ModelOptions } from './php/builder';
@@ -37,4 +52,11 @@ export {
   InvalidOptionError,
   PhpBuildError,
   MissingEncrypterError,
+  MissingDependencyError,
+  MaxAttemptsExceededError,
+  TimeoutExceededError,
+  ManuallyFailedError,
+  UnknownJobError,
+  PhpOnlyJobError,
+  CacheValueError,
 } from './errors';
