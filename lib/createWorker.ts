@@ -20,6 +20,7 @@ const LARAVEL_CLASS: Record<string, string> = {
   MaxAttemptsExceededError: 'Illuminate\\Queue\\MaxAttemptsExceededException',
   TimeoutExceededError: 'Illuminate\\Queue\\TimeoutExceededException',
   ManuallyFailedError: 'Illuminate\\Queue\\ManuallyFailedException',
+  ModelNotFoundError: 'Illuminate\\Database\\Eloquent\\ModelNotFoundException',
 };
 
 /** A Worker that runs `handlers` on jobs from `queue`; start it with `worker.daemon('high,default')`. */

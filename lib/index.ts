@@ -24,6 +24,9 @@ export type { FailedJobProvider, FailedJobRecord } from './failed';
 export { createCacheStore, RedisCacheStore, DatabaseCacheStore, ArrayCacheStore } from './cache';
 export type { CacheStore, CacheLock, CacheValue } from './cache';
 
+// Laravel's job features across the language boundary: chains, batches, unique jobs, models, wrappers.
+export * from './features';
+
 // PHP values: build job objects for PHP, read the ones PHP sent.
 export { phpClass, php, laravelJobTraits, queueableTrait, interactsWithQueueTrait, batchableTrait, PhpClass, PhpFloat, toPhp } from './php/builder';
 export type { PropertySpec, PropertyDeclaration, PhpClassOptions, PhpTrait, DateTimeOptions, ModelOptions } from './php/builder';

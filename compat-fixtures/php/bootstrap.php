@@ -144,6 +144,43 @@ function larq_boot_database(Container $app): void
     ]);
 }
 
+/**
+ * With LARQ_BATCH_SQLITE set: Laravel's DatabaseBatchRepository on that SQLite file (connection
+ * "batches", table job_batches in the 8.x stub's shape, created when missing), so Bus::batch and
+ * Batchable jobs work. Unset: nothing changes.
+ */
+function larq_boot_batches(Container $app): void
+{
+    $file = larq_env('LARQ_BATCH_SQLITE');
+    if ($file === null) {
+        return;
+    }
+    if (!is_file($file)) {
+        touch($file); // Laravel's SQLite connector wants the file to exist
+    }
+    $db = $app['db'];
+    $app['config']['database.connections.batches'] = ['driver' => 'sqlite', 'database' => $file, 'prefix' => ''];
+    $connection = $db->connection('batches');
+    $schema = $connection->getSchemaBuilder();
+    if (!$schema->hasTable('job_batches')) {
+        $schema->create('job_batches', function ($table) {
+            $table->string('id')->primary();
+            $table->string('name');
+            $table->integer('total_jobs');
+            $table->integer('pending_jobs');
+            $table->integer('failed_jobs');
+            $table->text('failed_job_ids');
+            $table->mediumText('options')->nullable();
+            $table->integer('cancelled_at')->nullable();
+            $table->integer('created_at');
+            $table->integer('finished_at')->nullable();
+        });
+    }
+    $repository = new Illuminate\Bus\DatabaseBatchRepository(new Illuminate\Bus\BatchFactory($app['queue']), $connection, 'job_batches');
+    $app->instance(Illuminate\Bus\BatchRepository::class, $repository);
+    $app->instance(Illuminate\Bus\DatabaseBatchRepository::class, $repository);
+}
+
 /** Builds the whole stack once and returns the container (also Container::getInstance()). */
 function larq_boot(): Container
 {
@@ -199,6 +236,7 @@ function larq_boot(): Container
     $app->instance(Illuminate\Contracts\Bus\QueueingDispatcher::class, $bus);
 
     larq_boot_database($app);
+    larq_boot_batches($app);
 
     Facade::setFacadeApplication($app);
 

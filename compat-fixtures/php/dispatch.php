@@ -121,6 +121,53 @@ function larq_run_scenario(string $scenario, array $args, $bus): array
             }
             Queue::bulk($jobs);
             return [$jobs, null];
+        case 'chain-node':
+            // A 3-step chain whose middle step goes to the "node" queue (only larq works it).
+            $steps = [new Jobs\ChainStep(1), (new Jobs\ChainStep(2))->onQueue('node'), new Jobs\ChainStep(3)];
+            Bus::chain($steps)->onQueue('default')->dispatch();
+            return [$steps, null];
+        case 'unique':
+            // UniqueJob($id) through the dispatch() helper (PendingDispatch takes the lock); ids is empty when skipped.
+            $job = (new Jobs\UniqueJob($args[0] ?? 'u1'))->onQueue($args[1] ?? 'node');
+            dispatch($job);
+            return [[$job], null];
+        case 'model-missing':
+            // User 99 exists only in this process: the worker's database lacks it (deleteWhenMissingModels or not).
+            User::query()->insert(['id' => 99, 'name' => 'Ghost', 'email' => 'ghost@example.com']);
+            $deleting = (new Jobs\DeletingModelJob(User::findOrFail(99)))->onQueue($args[0] ?? 'default');
+            $failing = (new Jobs\ModelJob(User::findOrFail(99), User::findMany([7])))->onQueue($args[0] ?? 'default');
+            $bus->dispatch($deleting);
+            $bus->dispatch($failing);
+            return [[$deleting, $failing], null];
+        case 'batch':
+            // Bus::batch of 10 BatchStep (needs LARQ_BATCH_SQLITE); step $args[0] throws. described: [batch id].
+            // (8.x's Batch::add pushes every job to the batch's queue, whatever the job's own queue says.)
+            $fails = (int) ($args[0] ?? 0);
+            $jobs = [];
+            for ($i = 1; $i <= 10; $i++) {
+                $jobs[] = new Jobs\BatchStep($i, $i === $fails);
+            }
+            $batch = Bus::batch($jobs)->name('larq-batch')->onQueue('default')->dispatch();
+            fwrite(STDERR, "batch {$batch->id}\n");
+            return [[$batch->id], null];
+        case 'find-batch':
+            // Bus::findBatch($args[0]) (needs LARQ_BATCH_SQLITE); described: [the batch's toArray(), or null].
+            $batch = Bus::findBatch($args[0] ?? '');
+            return [[$batch === null ? null : $batch->toArray()], null];
+        case 'listener':
+            // A queued listener: event(OrderShipped) with SendShipmentNotification listening (queue $args[0]).
+            $events = Illuminate\Container\Container::getInstance()['events'];
+            $events->setQueueResolver(fn () => Illuminate\Container\Container::getInstance()['queue']);
+            $events->listen(App\Events\OrderShipped::class, App\Listeners\SendShipmentNotification::class);
+            $event = new App\Events\OrderShipped((int) ($args[0] ?? 42));
+            $events->dispatch($event);
+            return [[$event], null];
+        case 'closure':
+            // The dispatch() helper queues a closure (CallQueuedClosure); the bus would run it at once.
+            dispatch(function () {
+                larq_record(['hook' => 'handle', 'class' => 'closure', 'time' => microtime(true)]);
+            });
+            return [[], null];
         default:
             fwrite(STDERR, "unknown scenario: {$scenario}\n");
             exit(2);

@@ -398,3 +398,116 @@ namespace App\Handlers {
         }
     }
 }
+
+// ---- Job features (lib/features): unique jobs, missing models, batches, queued listeners ----
+
+namespace App\Jobs {
+    use App\Models\User;
+    use Illuminate\Bus\Batchable;
+    use Illuminate\Bus\Queueable;
+    use Illuminate\Contracts\Queue\ShouldBeUnique;
+    use Illuminate\Contracts\Queue\ShouldQueue;
+    use Illuminate\Foundation\Bus\Dispatchable;
+    use Illuminate\Queue\InteractsWithQueue;
+    use Illuminate\Queue\SerializesModels;
+    use RuntimeException;
+
+    /** ShouldBeUnique by its uniqueId property; lock forever (uniqueFor 0). */
+    class UniqueJob implements ShouldQueue, ShouldBeUnique
+    {
+        use Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
+
+        public $uniqueId;
+
+        public function __construct(string $uniqueId)
+        {
+            $this->uniqueId = $uniqueId;
+        }
+
+        public function handle(): void
+        {
+            larq_record_command($this);
+        }
+    }
+
+    /** A model job that is deleted, not failed, when its model is gone. */
+    class DeletingModelJob implements ShouldQueue
+    {
+        use Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
+
+        public $deleteWhenMissingModels = true;
+        public $user;
+
+        public function __construct(User $user)
+        {
+            $this->user = $user;
+        }
+
+        public function handle(): void
+        {
+            larq_record_command($this);
+        }
+    }
+
+    /** One job of a batch; throws when $fails. */
+    class BatchStep implements ShouldQueue
+    {
+        use Batchable, Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
+
+        public $n;
+        public $fails;
+
+        public function __construct(int $n, bool $fails = false)
+        {
+            $this->n = $n;
+            $this->fails = $fails;
+        }
+
+        public function handle(): void
+        {
+            larq_record_command($this);
+            if ($this->fails) {
+                throw new RuntimeException("batch step {$this->n} failed");
+            }
+        }
+    }
+}
+
+namespace App\Events {
+    use Illuminate\Foundation\Events\Dispatchable;
+    use Illuminate\Queue\SerializesModels;
+
+    class OrderShipped
+    {
+        use Dispatchable, SerializesModels;
+
+        public $orderId;
+
+        public function __construct(int $orderId)
+        {
+            $this->orderId = $orderId;
+        }
+    }
+}
+
+namespace App\Listeners {
+    use App\Events\OrderShipped;
+    use Illuminate\Contracts\Queue\ShouldQueue;
+    use Illuminate\Queue\InteractsWithQueue;
+
+    /** A queued listener (queued-listener.json's class); records the event it got. */
+    class SendShipmentNotification implements ShouldQueue
+    {
+        use InteractsWithQueue;
+
+        public $tries = 4;
+
+        public function handle(OrderShipped $event): void
+        {
+            $job = $this->job instanceof \Illuminate\Contracts\Queue\Job ? $this->job : null;
+            larq_record(['hook' => 'handle', 'class' => self::class, 'time' => microtime(true)]
+                + larq_job_fields($job)
+                + ['pid' => getmypid(), 'description' => larq_describe($event)]);
+        }
+    }
+}
