@@ -6,7 +6,7 @@ import { existsSync } from 'fs';
 import { createServer } from 'net';
 import { join } from 'path';
 import Redis from 'ioredis';
-import { Encrypter, laravelJobTraits, php, phpClass, RedisQueue, toPlain } from '../lib';
+import { createWorker, Encrypter, Handlers, laravelJobTraits, phpClass, RedisQueue, toPlain } from '../lib';
 
 const PREFIX = 'larq_demo_';
 const APP_KEY = 'base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=';
@@ -53,18 +53,34 @@ async function main(): Promise<void> {
     console.log('   string job data, big integer exact:', stringJob.payload().data);
     await stringJob.delete();
 
+    step('6. A larq worker runs jobs with queue:work\'s rules: one succeeds, one fails twice (tries 2, backoff 1 s)');
+    await queue.clear();
+    await queue.push(SendWelcomeEmail.make({ to: 'ok@example.com', subject: 'Hi', meta: null }));
+    await queue.push({ command: SendWelcomeEmail.make({ to: 'bounce@example.com', subject: 'Hi', meta: null }), maxTries: 2, backoff: 1 });
+    const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', (job) => {
+      if (job.to === 'bounce@example.com') throw new Error('mailbox full');
+    });
+    const worker = createWorker(queue, handlers, { sleep: 0.2, stopWhenEmpty: false, maxJobs: 3, memory: 1024 });
+    const to = (job: { command(): Parameters<typeof toPlain>[0] }) => (toPlain(job.command()) as { to: string }).to;
+    worker.on('JobProcessed', (e) => !e.job.hasFailed() && console.log(`   processed ${to(e.job)} (attempt ${e.job.attempts()})`));
+    worker.on('JobReleasedAfterException', (e) => console.log(`   released ${to(e.job)} for ${e.backoff} s after: ${e.job.resolveName()} threw`));
+    worker.on('JobFailed', (e) => console.log(`   failed ${to(e.job)} for good: ${e.exception.message}`));
+    const result = await worker.daemon('default');
+    console.log(`   worker stopped: ${result.reason}, status ${result.status}`);
+    await show(client);
+
     if (!phpAvailable()) {
       step('PHP with Laravel is not installed: skipping the Laravel half (bash scripts/setup installs it)');
     } else {
       await queue.clear();
-      step('6. Laravel (PHP) dispatches a job; larq pops and decodes it');
+      step('7. Laravel (PHP) dispatches a job; larq pops and decodes it');
       const sent = runPhp('dispatch.php', ['object-enums'], url);
       console.log(`   Laravel pushed job ${JSON.parse(sent).ids[0]}`);
       job = (await queue.pop())!;
       console.log('   larq sees:', toPlain(job.command()));
       await job.delete();
 
-      step("7. larq dispatches an encrypted job; Laravel's real worker runs it");
+      step("8. larq dispatches an encrypted job; Laravel's real worker runs it");
       await queue.push({ command: SendWelcomeEmail.make({ to: 'edsger@example.com', subject: 'Secret', meta: { card: '4242' } }), encrypt: true });
       await show(client);
       const record = runPhp('worker.php', ['--stop-when-empty', '--sleep=0.1'], url, true);
