@@ -5,7 +5,7 @@ import type { Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
 import type { LaravelLine } from '../LaravelLine';
 import { createObjectPayload, createStringPayload } from '../payload/createPayload';
-import type { BackoffSpec, StringJobSpec } from '../payload/types';
+import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
 import { declarationOf } from '../php/builder';
 import type { Encrypter } from '../php/Encrypter';
 import { serialize } from '../php/serialize';
@@ -13,27 +13,13 @@ import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 
 /**
  * An object job with what PHP would compute from methods: `displayName()`, `tries()`, `backoff()`,
- * `retryUntil()`... Each value given here wins over the command's property of the same meaning.
+ * `retryUntil()`... Each tuning value given here wins over the command's property of the same meaning
+ * (`tries`, `maxExceptions`, `timeout`, `failOnTimeout`, `backoff`, `retryUntil` (an integer),
+ * `deleteWhenMissingModels`); without either, Laravel's defaults apply.
  */
-export interface ObjectJob {
+export interface ObjectJob extends Omit<ObjectJobSpec, 'commandName' | 'command' | 'batchId'> {
   /** The job object, e.g. from `phpClass(...).make(...)`. */
   command: PhpObject;
-  /** The job's `displayName()`. Default: the class name. */
-  displayName?: string;
-  /** `tries`. Default: the command's `tries` property, else null. */
-  maxTries?: number | null;
-  /** Default: the command's `maxExceptions` property, else null. */
-  maxExceptions?: number | null;
-  /** Seconds. Default: the command's `timeout` property, else null. */
-  timeout?: number | null;
-  /** Default: the command's `failOnTimeout` property, else false. */
-  failOnTimeout?: boolean;
-  /** Default: the command's `backoff` property (seconds or a list), else null. */
-  backoff?: BackoffSpec | null;
-  /** Unix seconds or a Date. Default: the command's integer `retryUntil` property, else null. */
-  retryUntil?: number | Date | null;
-  /** Default: the command's `deleteWhenMissingModels` property, else false. */
-  deleteWhenMissingModels?: boolean;
   /** Encrypt `data.command` with the queue's encrypter, as for a `ShouldBeEncrypted` job. Default false. */
   encrypt?: boolean;
   /** Hook keys (`createPayloadUsing`, Laravel's Context...), added to the envelope as Laravel merges them. */
