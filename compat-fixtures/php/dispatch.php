@@ -11,6 +11,8 @@
 //   object-encrypted | object-failing [tries] [reason] [backoff,list] | object-releasing [times] [delay]
 //   object-sleep [seconds] | chain | chain-queueable | string-method | string-fire | raw
 //   delayed [seconds=2] [queue] | bulk [n=3] | on-queue <queue>
+//   chain-node | unique [id] [queue] | model-missing [queue] | batch [failing step] | find-batch <id>
+//   listener [queue] | closure
 
 declare(strict_types=1);
 
