@@ -106,6 +106,9 @@ async function e2eSection(port: number, redis: Redis, php: boolean): Promise<voi
     const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
     await timed('e2e', `larq worker, concurrency ${concurrency}`, N, () => worker.daemon('default'));
     await q.close();
+    // A run that stopped early would report a false rate: every job must be gone.
+    const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
+    if (left !== 0) throw new Error(`larq left ${left} jobs`);
   }
 
   if (php) {
