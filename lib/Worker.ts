@@ -40,7 +40,7 @@ export const EXIT_MEMORY_LIMIT = 12;
 
 /** What a Worker may be given besides its queue and runner; everything is optional. */
 export interface WorkerDeps {
-  /** Laravel's default cache store: restart and pause signals, maxExceptions counters. */
+  /** Laravel's default cache store, any CacheStore: restart and pause signals, maxExceptions counters. */
   cache?: WorkerCache;
   /** Where failed jobs are recorded; without it they are not (like a worker with no JobFailed listener). */
   failer?: FailedJobLogger;

@@ -5,18 +5,22 @@
 // live here instead of in Redis (spec §2.5).
 import { type Clock, systemClock, unixSeconds } from '../clock';
 import { CacheValueError, InvalidOptionError } from '../errors';
+import { connectSql, isUniqueViolation, type SqlClient, type SqlConnectionConfig, type SqlDialect } from '../sql';
 import { type CacheLock, type CacheStore, integerStep, randomLockOwner, wholeSeconds } from './CacheStore';
 import { checkLaravelVersion, laravelCachePrefix, type CacheLaravelVersion } from './prefix';
 import { type CacheValue, isPhpNumeric, phpIntCast, serializeScalar, unserializeScalar } from './scalar';
-import { isUniqueViolation, openSql, quoteIdent, type SqlClient, type SqlConnection, type SqlDialect } from './sql';
 
 /** What `forever` means to the database store: ten years, 315 360 000 s (all versions). */
 export const FOREVER_SECONDS = 315360000;
 
 /** Options of a {@link DatabaseCacheStore}. */
 export interface DatabaseCacheStoreOptions {
-  /** The database (required): `{ client: 'sqlite', filename }`, `{ client: 'mysql', uri }`, `{ client: 'pg', pool }`... */
-  connection: SqlConnection;
+  /**
+   * The database (required), the same shape as the failed-job store's: `{ driver: 'sqlite', database }`,
+   * `{ driver: 'mysql' | 'mariadb' | 'pgsql', host, port, user, password, database }`, a driver client of
+   * yours as `{ driver, client }`, or a SqlClient. larq closes only what it opened from settings.
+   */
+  connection: SqlConnectionConfig | SqlClient;
   /** The cache table (`stores.database.table`). Default `cache`. */
   table?: string;
   /** The lock table (`lock_table`). Default `cache_locks`. */
@@ -35,6 +39,42 @@ export interface DatabaseCacheStoreOptions {
 
 const DATABASE_OPTIONS = ['connection', 'table', 'lockTable', 'cachePrefix', 'appName', 'laravel', 'lockLottery', 'clock'];
 
+/** The statements of the store and its locks, written once for the connection's dialect. */
+type Statements = ReturnType<typeof statements>;
+
+function statements(sql: SqlClient, table: string, lockTable: string) {
+  const q = (name: string) => sql.quote(name);
+  const p = (n: number) => sql.param(n);
+  const [cache, locks, key, value, expiration, owner] = [q(table), q(lockTable), q('key'), q('value'), q('expiration'), q('owner')];
+  const select = `select ${value}, ${expiration} from ${cache} where ${key} = ${p(1)}`;
+  return {
+    /** [key] */
+    select,
+    /** [key]; the row stays locked until the transaction ends (SQLite's BEGIN IMMEDIATE locks it all). */
+    selectForUpdate: sql.dialect === 'sqlite' ? select : `${select} for update`,
+    /** [key, value, expiration] */
+    insert: `insert into ${cache} (${key}, ${value}, ${expiration}) values (${p(1)}, ${p(2)}, ${p(3)})`,
+    /** [value, expiration, key] */
+    update: `update ${cache} set ${value} = ${p(1)}, ${expiration} = ${p(2)} where ${key} = ${p(3)}`,
+    /** [value, key] */
+    updateValue: `update ${cache} set ${value} = ${p(1)} where ${key} = ${p(2)}`,
+    /** [key] */
+    delete: `delete from ${cache} where ${key} = ${p(1)}`,
+    /** [key, owner, expiration] */
+    lockInsert: `insert into ${locks} (${key}, ${owner}, ${expiration}) values (${p(1)}, ${p(2)}, ${p(3)})`,
+    /** [owner, expiration, key, owner, now]: re-acquire our own lock, or take over an expired one. */
+    lockTakeOver: `update ${locks} set ${owner} = ${p(1)}, ${expiration} = ${p(2)} where ${key} = ${p(3)} and (${owner} = ${p(4)} or ${expiration} <= ${p(5)})`,
+    /** [now] */
+    lockSweep: `delete from ${locks} where ${expiration} <= ${p(1)}`,
+    /** [key] */
+    lockOwner: `select ${owner}, ${expiration} from ${locks} where ${key} = ${p(1)}`,
+    /** [key, owner] */
+    lockRelease: `delete from ${locks} where ${key} = ${p(1)} and ${owner} = ${p(2)}`,
+    /** [key] */
+    lockDelete: `delete from ${locks} where ${key} = ${p(1)}`,
+  };
+}
+
 /** Laravel's DatabaseStore over better-sqlite3, mysql2 or pg. */
 export class DatabaseCacheStore implements CacheStore {
   /** The cache prefix in front of every key and lock name. */
@@ -45,6 +85,8 @@ export class DatabaseCacheStore implements CacheStore {
   readonly tableNames: { readonly cache: string; readonly locks: string };
   /** The same, quoted for the dialect. */
   readonly tables: { readonly cache: string; readonly locks: string };
+  /** The store's statements (for its locks). */
+  readonly statements: Statements;
   private readonly clock: Clock;
   private readonly lottery: readonly [number, number];
 
@@ -63,22 +105,19 @@ export class DatabaseCacheStore implements CacheStore {
     this.cachePrefix = cachePrefix;
     this.lottery = lottery;
     this.clock = options.clock ?? systemClock;
-    this.sql = openSql(options.connection);
+    this.sql = connectSql(options.connection, { option: 'connection', feature: 'The database cache store' });
     this.tableNames = { cache: options.table ?? 'cache', locks: options.lockTable ?? 'cache_locks' };
-    this.tables = { cache: quoteIdent(this.sql.dialect, this.tableNames.cache), locks: quoteIdent(this.sql.dialect, this.tableNames.locks) };
+    this.tables = { cache: this.sql.quote(this.tableNames.cache), locks: this.sql.quote(this.tableNames.locks) };
+    this.statements = statements(this.sql, this.tableNames.cache, this.tableNames.locks);
   }
 
   private now(): number {
     return unixSeconds(this.clock);
   }
 
-  private col(name: string): string {
-    return quoteIdent(this.sql.dialect, name);
-  }
-
   /** The row's value, or null when missing; an expired row is deleted and reads as null. */
   async get(key: string): Promise<CacheValue> {
-    const rows = await this.sql.select(`select ${this.col('value')}, ${this.col('expiration')} from ${this.tables.cache} where ${this.col('key')} = ?`, [this.cachePrefix + key]);
+    const rows = await this.sql.select(this.statements.select, [this.cachePrefix + key]);
     if (rows.length === 0) return null;
     if (this.now() >= Number(rows[0].expiration)) {
       await this.forget(key);
@@ -108,14 +147,13 @@ export class DatabaseCacheStore implements CacheStore {
 
   // DatabaseStore::put: try the insert; when the key exists, update value and expiration instead.
   private async write(key: string, value: CacheValue, seconds: number): Promise<boolean> {
-    const params = [this.cachePrefix + key, encodeRow(this.sql.dialect, value), this.now() + seconds];
-    const c = (n: string) => this.col(n);
+    const [prefixed, encoded, expiration] = [this.cachePrefix + key, encodeRow(this.sql.dialect, value), this.now() + seconds];
     try {
-      await this.sql.run(`insert into ${this.tables.cache} (${c('key')}, ${c('value')}, ${c('expiration')}) values (?, ?, ?)`, params);
+      await this.sql.execute(this.statements.insert, [prefixed, encoded, expiration]);
       return true;
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
-      return (await this.sql.run(`update ${this.tables.cache} set ${c('value')} = ?, ${c('expiration')} = ? where ${c('key')} = ?`, [params[1], params[2], params[0]])) > 0;
+      return (await this.sql.execute(this.statements.update, [encoded, expiration, prefixed])) > 0;
     }
   }
 
@@ -127,17 +165,16 @@ export class DatabaseCacheStore implements CacheStore {
   async increment(key: string, by = 1): Promise<number> {
     const step = integerStep(by);
     const prefixed = this.cachePrefix + key;
-    const c = (n: string) => this.col(n);
-    const lock = this.sql.dialect === 'sqlite' ? '' : ' for update';
+    const s = this.statements;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.sql.transaction(async (tx) => {
-          const rows = await tx.select(`select ${c('value')}, ${c('expiration')} from ${this.tables.cache} where ${c('key')} = ?${lock}`, [prefixed]);
+          const rows = await tx.select(s.selectForUpdate, [prefixed]);
           const now = this.now();
           if (rows.length === 0 || now >= Number(rows[0].expiration)) {
-            const fresh = [encodeRow(this.sql.dialect, step), now + FOREVER_SECONDS, prefixed];
-            if (rows.length === 0) await tx.run(`insert into ${this.tables.cache} (${c('value')}, ${c('expiration')}, ${c('key')}) values (?, ?, ?)`, fresh);
-            else await tx.run(`update ${this.tables.cache} set ${c('value')} = ?, ${c('expiration')} = ? where ${c('key')} = ?`, fresh);
+            const [encoded, expiration] = [encodeRow(this.sql.dialect, step), now + FOREVER_SECONDS];
+            if (rows.length === 0) await tx.execute(s.insert, [prefixed, encoded, expiration]);
+            else await tx.execute(s.update, [encoded, expiration, prefixed]);
             return step;
           }
           const current = decodeRow(this.sql.dialect, rows[0].value);
@@ -145,7 +182,7 @@ export class DatabaseCacheStore implements CacheStore {
             throw new CacheValueError(key, 'cannot increment a value that is not numeric');
           }
           const next = phpIntCast(current) + step;
-          await tx.run(`update ${this.tables.cache} set ${c('value')} = ? where ${c('key')} = ?`, [encodeRow(this.sql.dialect, next), prefixed]);
+          await tx.execute(s.updateValue, [encodeRow(this.sql.dialect, next), prefixed]);
           return next;
         });
       } catch (e) {
@@ -157,7 +194,7 @@ export class DatabaseCacheStore implements CacheStore {
 
   /** Deletes the row; always true, as in 8.83. */
   async forget(key: string): Promise<boolean> {
-    await this.sql.run(`delete from ${this.tables.cache} where ${this.col('key')} = ?`, [this.cachePrefix + key]);
+    await this.sql.execute(this.statements.delete, [this.cachePrefix + key]);
     return true;
   }
 
@@ -195,46 +232,39 @@ class DatabaseCacheLock implements CacheLock {
     this.key = store.cachePrefix + name;
   }
 
-  private q(name: string): string {
-    return quoteIdent(this.store.sql.dialect, name);
-  }
-
   async acquire(): Promise<boolean> {
-    const { sql, tables } = this.store;
+    const { sql, statements: s } = this.store;
     const now = this.store.nowSeconds();
     const expiresAt = this.seconds > 0 ? now + this.seconds : now + 86400;
     let acquired: boolean;
     try {
-      await sql.run(`insert into ${tables.locks} (${this.q('key')}, ${this.q('owner')}, ${this.q('expiration')}) values (?, ?, ?)`, [this.key, this.owner, expiresAt]);
+      await sql.execute(s.lockInsert, [this.key, this.owner, expiresAt]);
       acquired = true;
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
       // Taken: ours again (re-acquire), or expired and free to take over.
-      const updated = await sql.run(
-        `update ${tables.locks} set ${this.q('owner')} = ?, ${this.q('expiration')} = ? where ${this.q('key')} = ? and (${this.q('owner')} = ? or ${this.q('expiration')} <= ?)`,
-        [this.owner, expiresAt, this.key, this.owner, now],
-      );
-      acquired = updated >= 1;
+      acquired = (await sql.execute(s.lockTakeOver, [this.owner, expiresAt, this.key, this.owner, now])) >= 1;
     }
-    if (this.store.winsLottery()) await sql.run(`delete from ${tables.locks} where ${this.q('expiration')} <= ?`, [now]);
+    if (this.store.winsLottery()) await sql.execute(s.lockSweep, [now]);
     return acquired;
   }
 
   async release(): Promise<boolean> {
     // DatabaseLock checks the row's owner whether or not it expired.
-    const rows = await this.store.sql.select(`select ${this.q('owner')} from ${this.store.tables.locks} where ${this.q('key')} = ?`, [this.key]);
+    const { sql, statements: s } = this.store;
+    const rows = await sql.select(s.lockOwner, [this.key]);
     if (rows.length === 0 || String(rows[0].owner) !== this.owner) return false;
-    await this.store.sql.run(`delete from ${this.store.tables.locks} where ${this.q('key')} = ? and ${this.q('owner')} = ?`, [this.key, this.owner]);
+    await sql.execute(s.lockRelease, [this.key, this.owner]);
     return true;
   }
 
   async forceRelease(): Promise<void> {
-    await this.store.sql.run(`delete from ${this.store.tables.locks} where ${this.q('key')} = ?`, [this.key]);
+    await this.store.sql.execute(this.store.statements.lockDelete, [this.key]);
   }
 
   /** The owner of an unexpired lock row. */
   async currentOwner(): Promise<string | null> {
-    const rows = await this.store.sql.select(`select ${this.q('owner')}, ${this.q('expiration')} from ${this.store.tables.locks} where ${this.q('key')} = ?`, [this.key]);
+    const rows = await this.store.sql.select(this.store.statements.lockOwner, [this.key]);
     if (rows.length === 0 || Number(rows[0].expiration) <= this.store.nowSeconds()) return null;
     return String(rows[0].owner);
   }
@@ -243,14 +273,14 @@ class DatabaseCacheLock implements CacheLock {
 /** DatabaseStore::serialize: PHP serialize(); PostgreSQL gets base64 when the text holds a NUL byte. */
 function encodeRow(dialect: SqlDialect, value: CacheValue): string {
   const text = serializeScalar(value);
-  return dialect === 'pg' && text.includes('\0') ? Buffer.from(text, 'utf8').toString('base64') : text;
+  return dialect === 'pgsql' && text.includes('\0') ? Buffer.from(text, 'utf8').toString('base64') : text;
 }
 
 /** DatabaseStore::unserialize: scalars decoded; anything else (arrays, objects) as the stored text. */
 function decodeRow(dialect: SqlDialect, raw: unknown): CacheValue {
   let bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
   // PostgreSQL rows without ':' and ';' are base64 (see encodeRow).
-  if (dialect === 'pg' && !bytes.includes(':') && !bytes.includes(';')) bytes = Buffer.from(bytes.toString('latin1'), 'base64');
+  if (dialect === 'pgsql' && !bytes.includes(':') && !bytes.includes(';')) bytes = Buffer.from(bytes.toString('latin1'), 'base64');
   const read = unserializeScalar(bytes);
   return read.ok ? read.value : bytes.toString('utf8');
 }

@@ -12,7 +12,9 @@ export { DatabaseCacheStore, FOREVER_SECONDS, type DatabaseCacheStoreOptions } f
 export { cacheTableSql, createCacheTable } from './cacheTable';
 export { RedisCacheStore, type RedisCacheLayout, type RedisCacheStoreOptions } from './RedisCacheStore';
 export { type CacheLaravelVersion, laravelCachePrefix, laravelRedisPrefix, redisCacheKeyPrefix } from './prefix';
-export type { SqlConnection, SqlDialect } from './sql';
+// The database store's connection config is the SQL layer's, shared with the failed-job stores.
+export { connectSql, createCacheTables, type CreateCacheTablesOptions } from '../sql';
+export type { SqlClient, SqlConnectionConfig, SqlDialect } from '../sql';
 export * from './signals';
 
 /** A cache store's configuration: the driver plus that store's options. */

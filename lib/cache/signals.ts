@@ -1,6 +1,7 @@
 // The cache entries through which Laravel workers are steered (spec §2.5, §10.4, §10.6, §10.12): the
 // `queue:restart` timestamp, per-queue pause flags (12.40+) and the maxExceptions counter. Keys are
-// logical keys; the store adds its prefixes, so PHP and Node meet on the same physical key.
+// logical keys; the store adds its prefixes, so PHP and Node meet on the same physical key. Each helper
+// takes only the store methods it calls, so the worker can hand over the slice of a CacheStore it holds.
 import type { CacheStore } from './CacheStore';
 import { type CacheValue, phpLooseEquals, phpTruthy } from './scalar';
 
@@ -24,12 +25,12 @@ export function exceptionsKey(uuid: string): string {
 }
 
 /** What `php artisan queue:restart` does: store the current Unix seconds under the restart key, forever. */
-export async function signalRestart(store: CacheStore, nowSeconds: number): Promise<void> {
+export async function signalRestart(store: Pick<CacheStore, 'forever'>, nowSeconds: number): Promise<void> {
   await store.forever(restartKey, Math.trunc(nowSeconds));
 }
 
 /** The restart timestamp as the worker reads it (a number, or null when never signalled). */
-export async function readRestart(store: CacheStore): Promise<CacheValue> {
+export async function readRestart(store: Pick<CacheStore, 'get'>): Promise<CacheValue> {
   return store.get(restartKey);
 }
 
@@ -42,24 +43,24 @@ export function restartRequested(atStartup: CacheValue, now: CacheValue): boolea
 }
 
 /** Whether a queue is paused (12.40+): the flag read as PHP truthiness. */
-export async function isPaused(store: CacheStore, connection: string, queue: string): Promise<boolean> {
+export async function isPaused(store: Pick<CacheStore, 'get'>, connection: string, queue: string): Promise<boolean> {
   return phpTruthy(await store.get(pausedKey(connection, queue)));
 }
 
 /** Whether every queue is paused (13.25+ global flag). */
-export async function isPausedGlobally(store: CacheStore): Promise<boolean> {
+export async function isPausedGlobally(store: Pick<CacheStore, 'get'>): Promise<boolean> {
   return phpTruthy(await store.get(globalPausedKey));
 }
 
 /** `Queue::pause` (forever) or `Queue::pauseFor` (`ttlSeconds`): stores `true` (`b:1;`) under the pause key. */
-export async function pauseQueue(store: CacheStore, connection: string, queue: string, ttlSeconds?: number): Promise<void> {
+export async function pauseQueue(store: Pick<CacheStore, 'put' | 'forever'>, connection: string, queue: string, ttlSeconds?: number): Promise<void> {
   const key = pausedKey(connection, queue);
   if (ttlSeconds === undefined) await store.forever(key, true);
   else await store.put(key, true, ttlSeconds);
 }
 
 /** `Queue::resume`: forgets the pause key. */
-export async function resumeQueue(store: CacheStore, connection: string, queue: string): Promise<void> {
+export async function resumeQueue(store: Pick<CacheStore, 'forget'>, connection: string, queue: string): Promise<void> {
   await store.forget(pausedKey(connection, queue));
 }
 
@@ -68,13 +69,13 @@ export async function resumeQueue(store: CacheStore, connection: string, queue: 
  * put 0 for a day (SETEX 86400 under Redis), then increment and return the new count. The caller fails
  * the job and forgets the key once `maxExceptions <= count`.
  */
-export async function countJobException(store: CacheStore, uuid: string): Promise<number> {
+export async function countJobException(store: Pick<CacheStore, 'get' | 'put' | 'increment'>, uuid: string): Promise<number> {
   const key = exceptionsKey(uuid);
   if (!phpTruthy(await store.get(key))) await store.put(key, 0, EXCEPTIONS_TTL_SECONDS);
   return store.increment(key);
 }
 
 /** Forgets a job's maxExceptions counter (once the job is failed for it). */
-export async function forgetJobExceptions(store: CacheStore, uuid: string): Promise<void> {
+export async function forgetJobExceptions(store: Pick<CacheStore, 'forget'>, uuid: string): Promise<void> {
   await store.forget(exceptionsKey(uuid));
 }

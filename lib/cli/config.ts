@@ -26,7 +26,7 @@ import { isAbsolute, join } from 'path';
 import type { CacheConfig } from '../cache';
 import { InvalidOptionError } from '../errors';
 import type { FailedJobProviderConfig } from '../failed';
-import type { SqlConnectionConfig } from '../failed/sql/SqlClient';
+import type { SqlConnectionConfig } from '../sql';
 import type { LaravelLine } from '../LaravelLine';
 import { Encrypter, type EncrypterCipher } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
@@ -82,7 +82,7 @@ export function configFromEnv(env: Record<string, string>, overrides: GlobalOver
   if (store === 'redis') {
     cache = { driver: 'redis', connection: redisUrl(env, env.REDIS_CACHE_DB ?? '1', env.REDIS_URL), prefix, appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
   } else if (store === 'database') {
-    cache = { driver: 'database', connection: cacheSqlConnection(database), appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
+    cache = { driver: 'database', connection: database, appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
   } else {
     cacheNote = `CACHE_STORE is ${store ?? 'not set'}: queue:restart and maxExceptions counters need the redis or database cache store`;
   }
@@ -138,12 +138,3 @@ function failedConfig(env: Record<string, string>, database: SqlConnectionConfig
   throw new InvalidOptionError('QUEUE_FAILED_DRIVER', `is "${driver}"; larq writes database-uuids, database, file or null`);
 }
 
-// The database cache store takes its own connection shape.
-function cacheSqlConnection(db: SqlConnectionConfig): Extract<CacheConfig, { driver: 'database' }>['connection'] {
-  if (db.driver === 'sqlite' && 'database' in db) return { client: 'sqlite', filename: db.database };
-  if ((db.driver === 'mysql' || db.driver === 'mariadb') && 'database' in db) {
-    return { client: 'mysql', options: { host: db.host, port: db.port, user: db.user, password: db.password, database: db.database } };
-  }
-  if (db.driver === 'pgsql' && 'database' in db) return { client: 'pg', options: { host: db.host, port: db.port, user: db.user, password: db.password, database: db.database } };
-  throw new InvalidOptionError('CACHE_STORE', 'the database cache store needs DB_* connection settings');
-}

@@ -7,8 +7,7 @@ import { InvalidOptionError, InvalidPayloadError } from '../errors';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 import { formatException } from './formatException';
 import { payloadUuid } from './payloadUuid';
-import { connectSql } from './sql/connect';
-import { isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlValue } from './sql/SqlClient';
+import { connectSql, deleteChunkSql, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlValue } from '../sql';
 import { checkTimeZone, formatDateTime } from './timestamp';
 
 /** Options of a DatabaseFailedJobProvider. */
@@ -33,7 +32,6 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   private readonly table: string;
   private readonly timezone: string;
   private readonly clock: Clock;
-  private readonly ownsClient: boolean;
 
   /** `connection`: settings larq opens itself, or a driver client or SqlClient of yours (never closed by larq). */
   constructor(connection: SqlConnectionConfig | SqlClient, opts: DatabaseFailedJobProviderOptions = {}) {
@@ -48,10 +46,9 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
     this.byUuid = driver === 'database-uuids';
     this.table = table;
     this.clock = opts.clock ?? systemClock;
-    // Only a connection larq opened from settings is larq's to close; connectSql wraps a driver client
-    // of the caller's with a close() that leaves it open.
-    this.ownsClient = !isSqlClient(connection);
-    this.client = isSqlClient(connection) ? connection : connectSql(connection);
+    // Only a connection larq opened from settings is larq's to close: connectSql gives a driver client or
+    // SqlClient of the caller's a close() that leaves it open.
+    this.client = connectSql(connection, { option: 'database', feature: `The ${driver} failed-job store` });
   }
 
   /** Insert the failed job; returns its uuid (database-uuids) or new row id (database). */
@@ -115,7 +112,7 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   /** Delete records with failed_at before `before` (compared in the app timezone), in chunks of 1000. */
   async prune(before: Date): Promise<number> {
     const cutoff = formatDateTime(before.getTime(), this.timezone);
-    const sql = this.client.deleteChunkSql(this.table, `${this.q('failed_at')} < ${this.client.param(1)}`, PRUNE_CHUNK, 'id');
+    const sql = deleteChunkSql(this.client.dialect, this.table, `${this.q('failed_at')} < ${this.client.param(1)}`, PRUNE_CHUNK, 'id');
     let total = 0;
     for (;;) {
       const deleted = await this.client.execute(sql, [cutoff]);
@@ -126,7 +123,7 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
 
   /** Close the connection if larq opened it; a client or SqlClient passed in stays open. */
   async close(): Promise<void> {
-    if (this.ownsClient) await this.client.close();
+    await this.client.close();
   }
 
   private q(identifier: string): string {

@@ -6,16 +6,16 @@ import { DatabaseFailedJobProvider } from './DatabaseFailedJobProvider';
 import type { FailedJobProvider } from './FailedJobProvider';
 import { FileFailedJobProvider } from './FileFailedJobProvider';
 import { NullFailedJobProvider } from './NullFailedJobProvider';
-import type { SqlClient, SqlConnectionConfig } from './sql/SqlClient';
+import type { SqlClient, SqlConnectionConfig } from '../sql';
 
 export type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 export { formatException, type FormatExceptionOptions } from './formatException';
 export { DatabaseFailedJobProvider, type DatabaseFailedJobProviderOptions } from './DatabaseFailedJobProvider';
 export { FileFailedJobProvider, type FileFailedJobProviderOptions } from './FileFailedJobProvider';
 export { NullFailedJobProvider } from './NullFailedJobProvider';
-export { createFailedJobsTable, type CreateFailedJobsTableOptions } from './sql/schema';
-export { connectSql } from './sql/connect';
-export type { SqlClient, SqlConnectionConfig, SqlDialect, SqlValue, SqlRow, SqliteDatabaseLike, SqliteStatementLike, MysqlClientLike, PgClientLike, PgTypeParsers } from './sql/SqlClient';
+// The SQL layer is shared with the database cache store; its names are exported here too, as before.
+export { connectSql, createFailedJobsTable, failedJobsTableSql, type CreateFailedJobsTableOptions } from '../sql';
+export type { SqlClient, SqlConnectionConfig, SqlDialect, SqlValue, SqlRow, SqlRunner, SqliteDatabaseLike, SqliteStatementLike, MysqlClientLike, PgClientLike, PgTypeParsers } from '../sql';
 
 /** Settings every store shares. */
 interface CommonConfig {

@@ -14,8 +14,7 @@
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { systemClock, unixSeconds, type Clock } from '../clock';
-import { connectSql } from '../failed/sql/connect';
-import { isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow } from '../failed/sql/SqlClient';
+import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow } from '../sql';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
 import type { RedisJob } from '../jobs/RedisJob';

@@ -1,6 +1,8 @@
 // The narrow interfaces the Worker runs against. The Worker never sees Redis, PHP or a database: the
-// real RedisQueue/RedisJob, cache stores and failed-job stores are adapted to these, and specs drive the
-// Worker with in-memory fakes. Names and semantics follow Laravel's Job contract (spec §9).
+// real RedisQueue/RedisJob and failed-job stores are adapted to these, any of lib/cache's stores fits
+// WorkerCache as it is, and specs drive the Worker with in-memory fakes. Names and semantics follow
+// Laravel's Job contract (spec §9).
+import type { CacheStore } from '../cache/CacheStore';
 
 /** One popped job as the worker sees it: Laravel's Job contract, as implemented by RedisJob (spec §9). */
 export interface WorkerJob {
@@ -68,19 +70,11 @@ export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
 }
 
 /**
- * Laravel's cache store as the worker uses it (spec §2.5, §10.6, §10.12): raw values, so a Redis cache
- * store returns numbers as plain strings and anything else PHP-serialized (`b:1;`).
+ * The slice of Laravel's cache store the worker calls (spec §2.5, §10.6, §10.12): the restart and pause
+ * reads and the maxExceptions counter, through lib/cache/signals. Any CacheStore (Redis, database,
+ * array) is one; values come back decoded (numbers, booleans, strings, null).
  */
-export interface WorkerCache {
-  /** The stored value, raw; null when missing or expired. */
-  get(key: string): Promise<string | null>;
-  /** Store `value` for `ttlSeconds` (SETEX under Redis). */
-  put(key: string, value: string | number, ttlSeconds: number): Promise<unknown>;
-  /** Add 1 and return the new value (INCRBY under Redis). */
-  increment(key: string): Promise<number>;
-  /** Delete the key. */
-  forget(key: string): Promise<unknown>;
-}
+export type WorkerCache = Pick<CacheStore, 'get' | 'put' | 'increment' | 'forget'>;
 
 /** The failed-job store (Laravel's FailedJobProviderInterface::log, spec §14.3). */
 export interface FailedJobLogger {

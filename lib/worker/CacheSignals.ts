@@ -1,20 +1,14 @@
-// The signals Laravel passes through its cache (spec §2.5): `queue:restart` (§10.6) and, since 12.40,
-// `queue:pause` per queue. Values are read raw and compared the way PHP would.
+// The worker's side of Laravel's cache signals (spec §2.5): `queue:restart` (§10.6) and, since 12.40,
+// `queue:pause` per queue (§10.4). Keys, reads and PHP comparisons are lib/cache/signals'; what is kept
+// here is the worker's own bookkeeping: the restart baseline and what a failed read means.
+import type { CacheValue } from '../cache/CacheStore';
+import { isPaused, readRestart, restartRequested } from '../cache/signals';
 import type { WorkerCache } from '../jobs/contracts';
-import { cacheValueIsTruthy, phpLooseEquals } from './php';
-
-/** The cache key `queue:restart` writes (UNIX seconds, no expiry). */
-export const RESTART_CACHE_KEY = 'illuminate:queue:restart';
-
-/** The cache key `queue:pause connection:queue` writes (12.40+). */
-export function pausedCacheKey(connection: string, queue: string): string {
-  return `illuminate:queue:paused:${connection}:${queue}`;
-}
 
 /** Reads the restart and pause signals; without a cache there are none. */
 export class CacheSignals {
   // undefined: not read successfully yet; the first good read becomes the baseline.
-  private lastRestart: string | null | undefined;
+  private lastRestart: CacheValue | undefined;
 
   constructor(
     private readonly cache: WorkerCache | undefined,
@@ -26,22 +20,19 @@ export class CacheSignals {
     this.lastRestart = undefined;
     if (this.cache === undefined) return;
     try {
-      this.lastRestart = await this.cache.get(RESTART_CACHE_KEY);
+      this.lastRestart = await readRestart(this.cache);
     } catch (e) {
       this.report(e);
     }
   }
 
-  /**
-   * Whether `queue:restart` ran since start: any loose inequality with the start value (a new timestamp,
-   * the key appearing or vanishing). A failed read is reported and never taken for a restart.
-   */
+  /** Whether `queue:restart` ran since start (restartRequested). A failed read is reported and never taken for a restart. */
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
     try {
-      const current = await this.cache.get(RESTART_CACHE_KEY);
+      const current = await readRestart(this.cache);
       if (this.lastRestart === undefined) this.lastRestart = current;
-      return !phpLooseEquals(current, this.lastRestart);
+      return restartRequested(this.lastRestart, current);
     } catch (e) {
       this.report(e);
       return false;
@@ -50,7 +41,6 @@ export class CacheSignals {
 
   /** Whether `queue:pause` holds the queue (12.40+). Errors propagate: getNextJob reports them. */
   async isPaused(connection: string, queue: string): Promise<boolean> {
-    if (this.cache === undefined) return false;
-    return cacheValueIsTruthy(await this.cache.get(pausedCacheKey(connection, queue)));
+    return this.cache !== undefined && (await isPaused(this.cache, connection, queue));
   }
 }

@@ -1,8 +1,8 @@
 // Laravel's max-attempts and maxExceptions rules (spec §10.11, §10.12), the decisions that fail a job
 // before it runs, after it threw, or when it timed out.
+import { countJobException, forgetJobExceptions } from '../cache/signals';
 import { MaxAttemptsExceededError } from '../errors';
 import type { WorkerCache, WorkerJob } from '../jobs/contracts';
-import { cacheValueIsTruthy } from './php';
 
 /** What the rules need from the worker. */
 export interface AttemptContext<J extends WorkerJob> {
@@ -11,14 +11,6 @@ export interface AttemptContext<J extends WorkerJob> {
   cache?: WorkerCache;
   /** The worker's failJob: Laravel's Job::fail. */
   fail(job: J, error: Error): Promise<void>;
-}
-
-/** How long the `job-exceptions:{uuid}` counter lives (Laravel: one day, SETEX). */
-export const EXCEPTION_COUNTER_TTL_SECONDS = 86_400;
-
-/** The cache key of a job's exception counter. */
-export function exceptionCounterKey(uuid: string): string {
-  return `job-exceptions:${uuid}`;
 }
 
 // PHP truthiness of the number-or-null fields; retryUntil 0 is as absent as null.
@@ -49,19 +41,15 @@ export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: Atte
 }
 
 /**
- * markJobAsFailedIfWillExceedMaxExceptions: count this exception in the shared cache (PHP and Node
- * workers count together) and fail the job once the count reaches maxExceptions.
+ * markJobAsFailedIfWillExceedMaxExceptions: count this exception in the shared cache (countJobException;
+ * PHP and Node workers count together) and fail the job once the count reaches maxExceptions.
  */
 export async function failIfWillExceedMaxExceptions<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, error: Error): Promise<void> {
   const uuid = job.uuid();
   const maxExceptions = job.maxExceptions();
   if (ctx.cache === undefined || uuid === null || maxExceptions === null) return;
-  const key = exceptionCounterKey(uuid);
-  if (!cacheValueIsTruthy(await ctx.cache.get(key))) {
-    await ctx.cache.put(key, 0, EXCEPTION_COUNTER_TTL_SECONDS);
-  }
-  if (maxExceptions <= (await ctx.cache.increment(key))) {
-    await ctx.cache.forget(key);
+  if (maxExceptions <= (await countJobException(ctx.cache, uuid))) {
+    await forgetJobExceptions(ctx.cache, uuid);
     await ctx.fail(job, error);
   }
 }

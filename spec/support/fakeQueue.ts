@@ -1,8 +1,10 @@
 // In-memory stand-ins for the Worker's dependencies, modelling what Redis would hold: a queue with its
 // pending list, `:delayed` and `:reserved` sorted sets (pop migrates due delayed and expired reserved
-// jobs first, then reserves with attempts + 1), a cache store with TTLs, a failed-job log, and virtual
+// jobs first, then reserves with attempts + 1), Laravel's array cache store, a failed-job log, and virtual
 // time: sleeps wait on a FakeClock that jumps to the next due sleep whenever everything else is idle,
 // so specs about seconds, minutes and retry_after run instantly.
+import { ArrayCacheStore } from '../../lib/cache/ArrayCacheStore';
+import type { CacheValue } from '../../lib/cache/CacheStore';
 import { FakeClock, unixSeconds } from '../../lib/clock';
 import type { FailedJobLogger, WorkerCache, WorkerJob, WorkerQueue } from '../../lib/jobs/contracts';
 
@@ -301,52 +303,36 @@ export class FakeQueue implements WorkerQueue<FakeJob> {
   }
 }
 
-/** A cache store with TTLs on virtual time; records every call. */
+/**
+ * The worker's cache: lib/cache's ArrayCacheStore on virtual time, recording each call the worker makes
+ * as e.g. `put job-exceptions:u-1 0 86400`. Specs arrange and inspect through `store`, unrecorded.
+ */
 export class FakeCache implements WorkerCache {
   readonly calls: string[] = [];
-  private readonly entries = new Map<string, { value: string; expiresAt: number | null }>();
+  readonly store: ArrayCacheStore;
 
-  constructor(private readonly time: VirtualTime) {}
-
-  /** Set a value directly (as `queue:restart` or `queue:pause` would). */
-  set(key: string, value: string, ttlSeconds: number | null = null): void {
-    this.entries.set(key, { value, expiresAt: ttlSeconds === null ? null : this.time.now() + ttlSeconds });
+  constructor(time: VirtualTime) {
+    this.store = new ArrayCacheStore({ clock: time.clock });
   }
 
-  /** The stored value and its expiry, unrecorded. */
-  peek(key: string): { value: string; expiresAt: number | null } | undefined {
-    return this.entries.get(key);
-  }
-
-  async get(key: string): Promise<string | null> {
+  get(key: string): Promise<CacheValue> {
     this.calls.push(`get ${key}`);
-    const entry = this.entries.get(key);
-    if (entry === undefined) return null;
-    if (entry.expiresAt !== null && entry.expiresAt <= this.time.now()) {
-      this.entries.delete(key);
-      return null;
-    }
-    return entry.value;
+    return this.store.get(key);
   }
 
-  async put(key: string, value: string | number, ttlSeconds: number): Promise<boolean> {
+  put(key: string, value: CacheValue, ttlSeconds: number): Promise<boolean> {
     this.calls.push(`put ${key} ${value} ${ttlSeconds}`);
-    this.set(key, String(value), ttlSeconds);
-    return true;
+    return this.store.put(key, value, ttlSeconds);
   }
 
-  // Redis INCRBY keeps the TTL and starts a missing key at 0.
-  async increment(key: string): Promise<number> {
-    this.calls.push(`increment ${key}`);
-    const entry = this.entries.get(key);
-    const next = Number(entry?.value ?? 0) + 1;
-    this.entries.set(key, { value: String(next), expiresAt: entry?.expiresAt ?? null });
-    return next;
+  increment(key: string, by?: number): Promise<number> {
+    this.calls.push(by === undefined ? `increment ${key}` : `increment ${key} ${by}`);
+    return this.store.increment(key, by);
   }
 
-  async forget(key: string): Promise<boolean> {
+  forget(key: string): Promise<boolean> {
     this.calls.push(`forget ${key}`);
-    return this.entries.delete(key);
+    return this.store.forget(key);
   }
 }
 

@@ -2,7 +2,6 @@
 // recording failures in the app's failed-job store and watching its cache for queue:restart.
 import { resolve } from 'path';
 import { createCacheStore } from '../../cache';
-import { asWorkerCache } from '../../cache/workerCache';
 import { createWorker } from '../../createWorker';
 import { createFailedJobProvider } from '../../failed';
 import { Handlers } from '../../handlers/Handlers';
@@ -78,7 +77,7 @@ export async function work(argv: string[], out: (line: string) => void): Promise
   const failed = createFailedJobProvider(config.failed);
   const cache = config.cache ? createCacheStore(config.cache) : undefined;
   if (config.cacheNote) out(`note: ${config.cacheNote}`);
-  const worker = createWorker(queue, handlers, options, { failed, cache: cache && asWorkerCache(cache) });
+  const worker = createWorker(queue, handlers, options, { failed, cache });
   report(worker, out);
   try {
     const queues = (p.values.queue as string | undefined) ?? config.queue.queue;

@@ -112,11 +112,11 @@ describe('cache: createCacheStore', () => {
     expect(redis).to.be.instanceOf(RedisCacheStore);
     expect(redis.key('k')).to.equal('laravel_database_laravel_cache:k');
     await redis.close();
-    const db = createCacheStore({ driver: 'database', connection: { client: 'sqlite', filename: ':memory:' } });
+    const db = createCacheStore({ driver: 'database', connection: { driver: 'sqlite', database: ':memory:' } });
     expect(db).to.be.instanceOf(DatabaseCacheStore);
     await db.close();
     expect(() => createCacheStore({ driver: 'file' } as never)).to.throw(InvalidOptionError, /driver/);
     expect(() => createCacheStore({ driver: 'redis', cache_prefix: 'x' } as never)).to.throw(InvalidOptionError, /cache_prefix/);
-    expect(() => createCacheStore({ driver: 'database', connection: { client: 'sqlite', filename: ':memory:' }, tabel: 'c' } as never)).to.throw(InvalidOptionError, /tabel/);
+    expect(() => createCacheStore({ driver: 'database', connection: { driver: 'sqlite', database: ':memory:' }, tabel: 'c' } as never)).to.throw(InvalidOptionError, /tabel/);
   });
 });

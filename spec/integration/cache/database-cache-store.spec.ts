@@ -1,60 +1,29 @@
-// DatabaseCacheStore on SQLite (always), and on private MariaDB and PostgreSQL servers: rows as
-// Laravel 8.83's DatabaseStore and DatabaseLock write them, checked in the tables themselves.
+// DatabaseCacheStore on SQLite (always), and on a fresh database of the machine's MariaDB and
+// PostgreSQL servers (spec/support/databases.ts, as the failed-job specs): rows as Laravel 8.83's
+// DatabaseStore and DatabaseLock write them, checked in the tables themselves.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
 import { FakeClock } from '../../../lib/clock';
-import { createCacheTable, DatabaseCacheStore, FOREVER_SECONDS, type DatabaseCacheStoreOptions, type SqlConnection } from '../../../lib/cache';
-import { quoteIdent } from '../../../lib/cache/sql';
+import { createCacheTable, DatabaseCacheStore, FOREVER_SECONDS, type DatabaseCacheStoreOptions } from '../../../lib/cache';
 import { CacheValueError } from '../../../lib/errors';
+import { DatabaseFailedJobProvider } from '../../../lib/failed';
+import { connectSql, createFailedJobsTable } from '../../../lib/sql';
+import { DATABASE_KINDS, freshTable, nativeClient, openTestDatabase, type DatabaseKind, type TestDatabase } from '../../support/databases';
 import { randomPrefix } from '../../support/redis';
-import { startMariaDb, startPostgres, type SqlServer } from './sqlServers';
 
 const NOW = 1767225600;
 
-interface Backend {
-  name: string;
-  /** Starts what the backend needs; returns its connection and a cleanup. */
-  setup(ctx: Mocha.Context): Promise<{ connection: SqlConnection; cleanup(): Promise<void> }>;
-}
+const NAMES: Record<DatabaseKind, string> = { sqlite: 'SQLite', mariadb: 'MariaDB', pgsql: 'PostgreSQL' };
 
-const backends: Backend[] = [
-  {
-    name: 'SQLite',
-    async setup() {
-      const dir = mkdtempSync(join(tmpdir(), 'larq-cache-'));
-      return { connection: { client: 'sqlite', filename: join(dir, 'cache.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'MariaDB',
-    async setup(ctx) {
-      const server: SqlServer = await startMariaDb(ctx);
-      return { connection: { client: 'mysql', uri: server.url }, cleanup: server.stop };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async setup(ctx) {
-      const server: SqlServer = await startPostgres(ctx);
-      return { connection: { client: 'pg', connectionString: server.url }, cleanup: server.stop };
-    },
-  },
-];
-
-for (const backend of backends) {
-  describe(`cache: DatabaseCacheStore on ${backend.name}`, function () {
-    let connection: SqlConnection;
-    let cleanup: (() => Promise<void>) | undefined;
+for (const kind of DATABASE_KINDS) {
+  describe(`cache: DatabaseCacheStore on ${NAMES[kind]}`, function () {
+    let db: TestDatabase;
     let admin: DatabaseCacheStore; // for reading rows directly
     const stores: DatabaseCacheStore[] = [];
     let clock: FakeClock;
 
     before(async function () {
-      this.timeout(60000);
-      ({ connection, cleanup } = await backend.setup(this));
-      admin = new DatabaseCacheStore({ connection });
+      db = await openTestDatabase(this, kind);
+      admin = new DatabaseCacheStore({ connection: db.config });
       await createCacheTable(admin);
       await createCacheTable(admin); // idempotent
     });
@@ -63,21 +32,21 @@ for (const backend of backends) {
       try {
         await Promise.all([...stores.map((s) => s.close()), admin?.close()]);
       } finally {
-        await cleanup?.();
+        await db?.dispose();
       }
     });
 
     function store(options: Partial<DatabaseCacheStoreOptions> = {}): DatabaseCacheStore {
       clock = new FakeClock();
       clock.setSeconds(NOW);
-      const s = new DatabaseCacheStore({ connection, cachePrefix: randomPrefix(), clock, ...options });
+      const s = new DatabaseCacheStore({ connection: db.config, cachePrefix: randomPrefix(), clock, ...options });
       stores.push(s);
       return s;
     }
 
     async function row(table: 'cache' | 'cache_locks', key: string): Promise<Record<string, unknown> | undefined> {
       const from = table === 'cache' ? admin.tables.cache : admin.tables.locks;
-      const rows = await admin.sql.select(`select * from ${from} where ${quoteIdent(admin.sql.dialect, 'key')} = ?`, [key]);
+      const rows = await admin.sql.select(`select * from ${from} where ${admin.sql.quote('key')} = ${admin.sql.param(1)}`, [key]);
       if (rows.length === 0) return undefined;
       const r = rows[0];
       return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'expiration' ? Number(v) : v]));
@@ -196,7 +165,41 @@ for (const backend of backends) {
       expect(await row('cache_locks', `${s.cachePrefix}other`)).to.equal(undefined);
     });
 
-    if (backend.name === 'PostgreSQL') {
+    for (const single of kind === 'sqlite' ? [false] : [false, true]) {
+      it(`works on a driver ${single ? 'connection' : 'pool'} of the caller's, increments' transactions included, and leaves it open`, async () => {
+        const native = await nativeClient(db, { single });
+        try {
+          const s = store({ connection: native.config });
+          await s.put('c', 0, 600);
+          const results = await Promise.all(Array.from({ length: 5 }, () => s.increment('c')));
+          expect([...results].sort((x, y) => x - y)).to.deep.equal([1, 2, 3, 4, 5]);
+          expect(await row('cache', `${s.cachePrefix}c`)).to.deep.equal({ key: `${s.cachePrefix}c`, value: 'i:5;', expiration: NOW + 600 });
+          await s.close();
+          expect(await store({ connection: native.config, cachePrefix: s.cachePrefix }).get('c')).to.equal(5);
+        } finally {
+          await native.close();
+        }
+      });
+    }
+
+    it('shares one SqlClient with the failed-job store; neither store closes it', async () => {
+      const shared = connectSql(db.config);
+      try {
+        const table = freshTable();
+        await createFailedJobsTable(shared, { table });
+        const failed = new DatabaseFailedJobProvider(shared, { table });
+        const s = store({ connection: shared });
+        await s.forever('k', 'v');
+        const uuid = await failed.log('redis', 'default', '{"uuid":"0b5e4f0c-0000-4000-8000-000000000001"}', 'E');
+        await Promise.all([s.close(), failed.close()]);
+        expect(await shared.select(`select * from ${admin.tables.cache} where ${shared.quote('key')} = ${shared.param(1)}`, [`${s.cachePrefix}k`])).to.have.length(1);
+        expect(await new DatabaseFailedJobProvider(shared, { table }).ids()).to.deep.equal([uuid]);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    if (kind === 'pgsql') {
       it('PostgreSQL: values holding a NUL byte are stored base64, as DatabaseStore does there', async () => {
         const s = store();
         await s.forever('nul', 'a\0b');

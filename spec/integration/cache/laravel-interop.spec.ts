@@ -21,7 +21,6 @@ import {
   restartKey,
   signalRestart,
 } from '../../../lib/cache';
-import { quoteIdent } from '../../../lib/cache/sql';
 import { requirePhp, runPhp } from '../../support/php';
 import { rawClient, randomPrefix, requireRedis } from '../../support/redis';
 
@@ -174,7 +173,7 @@ describe('cache: interop with Laravel 8.83', function () {
       dir = mkdtempSync(join(tmpdir(), 'larq-cache-interop-'));
       const file = join(dir, 'cache.sqlite');
       env = { LARQ_SQLITE: file, LARQ_CACHE_PREFIX: 'laravel_cache' };
-      larq = new DatabaseCacheStore({ connection: { client: 'sqlite', filename: file }, cachePrefix: 'laravel_cache' });
+      larq = new DatabaseCacheStore({ connection: { driver: 'sqlite', database: file }, cachePrefix: 'laravel_cache' });
       await createCacheTable(larq);
     });
     after(async () => {
@@ -183,7 +182,7 @@ describe('cache: interop with Laravel 8.83', function () {
     });
 
     async function cacheRow(store: DatabaseCacheStore, key: string): Promise<Record<string, unknown>> {
-      const rows = await store.sql.select(`select * from ${store.tables.cache} where ${quoteIdent('sqlite', 'key')} = ?`, [key]);
+      const rows = await store.sql.select(`select * from ${store.tables.cache} where ${store.sql.quote('key')} = ?`, [key]);
       return rows[0];
     }
 

@@ -56,7 +56,7 @@ describe('cache: signals', () => {
       name: 'database (SQLite)',
       async make() {
         const dir = mkdtempSync(join(tmpdir(), 'larq-cache-'));
-        const store = new DatabaseCacheStore({ connection: { client: 'sqlite', filename: join(dir, 'c.sqlite') } });
+        const store = new DatabaseCacheStore({ connection: { driver: 'sqlite', database: join(dir, 'c.sqlite') } });
         await createCacheTable(store);
         return { store, done: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
       },

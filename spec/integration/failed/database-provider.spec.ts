@@ -5,10 +5,8 @@ import { randomUUID } from 'crypto';
 import { FakeClock } from '../../../lib/clock';
 import { InvalidPayloadError } from '../../../lib/errors';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
-import { connectSql } from '../../../lib/failed/sql/connect';
-import { createFailedJobsTable } from '../../../lib/failed/sql/schema';
-import type { SqlClient } from '../../../lib/failed/sql/SqlClient';
-import { DATABASE_KINDS, freshTable, nativeClient, openTestDatabase, type TestDatabase } from './support/databases';
+import { connectSql, createFailedJobsTable, type SqlClient } from '../../../lib/sql';
+import { DATABASE_KINDS, freshTable, nativeClient, openTestDatabase, type TestDatabase } from '../../support/databases';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
 
 // 2023-11-14 22:13:20 UTC; 2023-11-15 03:43:20 in Asia/Kolkata (+05:30).
@@ -207,7 +205,7 @@ for (const kind of DATABASE_KINDS) {
       });
 
       it('works on a driver client of the caller\'s and leaves it open', async () => {
-        const native = nativeClient(db);
+        const native = await nativeClient(db);
         try {
           const s = new DatabaseFailedJobProvider(native.config, { driver, table, clock });
           const payload = trickyPayload();

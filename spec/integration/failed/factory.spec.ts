@@ -14,8 +14,7 @@ import {
   NullFailedJobProvider,
   type FailedJobProviderConfig,
 } from '../../../lib/failed';
-import { connectSql } from '../../../lib/failed/sql/connect';
-import { loadDriver } from '../../../lib/failed/sql/loadDriver';
+import { connectSql, loadDriver } from '../../../lib/sql';
 import { simplePayload } from './support/payloads';
 
 describe('failed jobs: createFailedJobProvider', () => {

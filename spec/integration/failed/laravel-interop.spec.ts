@@ -10,7 +10,7 @@ import { join } from 'path';
 import Sqlite from 'better-sqlite3';
 import { FakeClock } from '../../../lib/clock';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
-import { createFailedJobsTable } from '../../../lib/failed/sql/schema';
+import { createFailedJobsTable } from '../../../lib/sql';
 import { requirePhp, runPhp } from '../../support/php';
 import { sameBytes, trickyPayload } from './support/payloads';
 

@@ -3,10 +3,8 @@
 // laravel-interop.spec.ts; PHP here cannot reach MariaDB or PostgreSQL, so those are checked against
 // the types the stub's Blueprint calls map to.
 import { expect } from 'chai';
-import { connectSql } from '../../../lib/failed/sql/connect';
-import { createFailedJobsTable } from '../../../lib/failed/sql/schema';
-import type { SqlClient } from '../../../lib/failed/sql/SqlClient';
-import { freshTable, openTestDatabase, type TestDatabase } from './support/databases';
+import { connectSql, createFailedJobsTable, type SqlClient } from '../../../lib/sql';
+import { freshTable, openTestDatabase, type TestDatabase } from '../../support/databases';
 
 describe('failed jobs: createFailedJobsTable on mariadb', function () {
   let db: TestDatabase;

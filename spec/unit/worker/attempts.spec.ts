@@ -188,19 +188,23 @@ describe('Worker: maxExceptions (§10.12)', () => {
       'forget job-exceptions:u-1',
     ]);
     expect(h.failer.records).to.have.length(1);
-    expect(h.cache.peek('job-exceptions:u-1')).to.equal(undefined);
+    expect(await h.cache.store.get('job-exceptions:u-1')).to.equal(null);
   });
 
   it('keeps the day-long TTL on the counter between attempts', async () => {
     const h = harness({ handler: throwing() });
     h.queue.push('default', { uuid: 'u-2', maxTries: 10, maxExceptions: 3 });
     await h.worker.runNextJob('default');
-    expect(h.cache.peek('job-exceptions:u-2')).to.deep.equal({ value: '1', expiresAt: h.time.now() + 86_400 });
+    expect(await h.cache.store.get('job-exceptions:u-2')).to.equal(1);
+    h.time.clock.advance(86_399);
+    expect(await h.cache.store.get('job-exceptions:u-2')).to.equal(1);
+    h.time.clock.advance(1);
+    expect(await h.cache.store.get('job-exceptions:u-2')).to.equal(null);
   });
 
-  it('re-puts 0 when the counter reads as falsy ("0")', async () => {
+  it('re-puts 0 when the counter reads as falsy (0)', async () => {
     const h = harness({ handler: throwing() });
-    h.cache.set('job-exceptions:u-3', '0');
+    await h.cache.store.forever('job-exceptions:u-3', 0);
     h.queue.push('default', { uuid: 'u-3', maxTries: 10, maxExceptions: 3 });
     await h.worker.runNextJob('default');
     expect(h.cache.calls).to.include('put job-exceptions:u-3 0 86400');
@@ -211,7 +215,7 @@ describe('Worker: maxExceptions (§10.12)', () => {
     h.queue.push('default', { uuid: 'u-4', maxExceptions: 5 });
     await h.worker.runNextJob('default');
     expect(h.failer.records).to.have.length(1);
-    expect(h.cache.peek('job-exceptions:u-4')?.value).to.equal('1');
+    expect(await h.cache.store.get('job-exceptions:u-4')).to.equal(1);
   });
 
   it('is skipped without a cache, or without a uuid', async () => {

@@ -1,40 +1,42 @@
-// The small pieces under lib/worker/ and the fake queue the other worker specs rely on.
+// The small pieces under lib/worker/, the cache reads the worker relies on, and the fake queue the other
+// worker specs use.
 import { expect } from 'chai';
+import { ArrayCacheStore } from '../../../lib/cache/ArrayCacheStore';
+import type { CacheValue } from '../../../lib/cache/CacheStore';
+import { isPaused, pausedKey, restartRequested } from '../../../lib/cache/signals';
 import { causedByLostConnection } from '../../../lib/worker/lostConnection';
-import { cacheValueIsTruthy, phpLooseEquals } from '../../../lib/worker/php';
 import { FakeQueue, VirtualTime } from '../../support/fakeQueue';
 
-describe('cacheValueIsTruthy (PHP truthiness of a raw cache value)', () => {
-  const table: [string | null, boolean][] = [
+describe('isPaused (PHP truthiness of the pause flag, as the store decodes it)', () => {
+  const table: [CacheValue, boolean][] = [
     [null, false],
     ['', false],
     ['0', false],
+    [0, false],
     ['0.0', true], // a numeric string other than "0" is truthy in PHP
-    ['1767225600', true],
-    ['b:1;', true],
-    ['b:0;', false],
-    ['i:0;', false],
-    ['i:5;', true],
-    ['N;', false],
-    ['s:0:"";', false],
-    ['s:1:"0";', false],
-    ['a:0:{}', false],
-    ['garbage', false], // unserialize() fails: false
+    [1767225600, true],
+    [true, true],
+    [false, false],
+    [5, true],
   ];
-  for (const [raw, truthy] of table) {
-    it(`${JSON.stringify(raw)} is ${truthy ? 'truthy' : 'falsy'}`, () => expect(cacheValueIsTruthy(raw)).to.equal(truthy));
+  for (const [value, truthy] of table) {
+    it(`${JSON.stringify(value)} is ${truthy ? 'truthy' : 'falsy'}`, async () => {
+      const store = new ArrayCacheStore();
+      await store.forever(pausedKey('redis', 'default'), value);
+      expect(await isPaused(store, 'redis', 'default')).to.equal(truthy);
+    });
   }
 });
 
-describe('phpLooseEquals (PHP 8 ==)', () => {
+describe('restartRequested (PHP 8 !=)', () => {
   it('compares numeric strings as numbers, others as strings, null as a boolean', () => {
-    expect(phpLooseEquals('100', '100.0')).to.equal(true);
-    expect(phpLooseEquals('1e2', '100')).to.equal(true);
-    expect(phpLooseEquals('100', '101')).to.equal(false);
-    expect(phpLooseEquals('i:1;', 'i:1;')).to.equal(true);
-    expect(phpLooseEquals(null, null)).to.equal(true);
-    expect(phpLooseEquals(null, '1767225600')).to.equal(false);
-    expect(phpLooseEquals(null, '0')).to.equal(true); // null == "0" in PHP
+    expect(restartRequested('100', '100.0')).to.equal(false);
+    expect(restartRequested('1e2', '100')).to.equal(false);
+    expect(restartRequested('100', '101')).to.equal(true);
+    expect(restartRequested('i:1;', 'i:1;')).to.equal(false);
+    expect(restartRequested(null, null)).to.equal(false);
+    expect(restartRequested(null, 1767225600)).to.equal(true);
+    expect(restartRequested(null, 0)).to.equal(false); // null == 0 in PHP
   });
 });
 

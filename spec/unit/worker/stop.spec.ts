@@ -1,6 +1,7 @@
 // Stop conditions and their order (spec §10.14), the restart and pause signals (§10.6, §2.5), signals
 // (§10.5), maintenance mode (§10.7) and `--once` (§10.3).
 import { expect } from 'chai';
+import { pauseQueue, restartKey } from '../../../lib/cache/signals';
 import { deferred, tick } from '../../support/fakeQueue';
 import { harness, type HarnessOptions } from './harness';
 
@@ -46,8 +47,8 @@ describe('Worker: stop conditions (§10.14)', () => {
     const table: [string, HarnessOptions, (h: ReturnType<typeof harness>) => void, string][] = [
       ['lost_connection before interrupted', {}, (h) => h.queue.popErrors.push(new Error('Connection lost')), 'lost_connection'],
       ['interrupted before memory', { memoryBytes: 500 * MB }, (h) => h.worker.on('WorkerStarting', () => h.worker.stop()), 'interrupted'],
-      ['memory before restart', { memoryBytes: 500 * MB }, (h) => h.worker.on('Looping', () => h.cache.set('illuminate:queue:restart', '2')), 'memory'],
-      ['restart before empty', { options: { stopWhenEmpty: true } }, (h) => h.worker.on('Looping', () => h.cache.set('illuminate:queue:restart', '2')), 'restart_signal'],
+      ['memory before restart', { memoryBytes: 500 * MB }, (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)), 'memory'],
+      ['restart before empty', { options: { stopWhenEmpty: true } }, (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)), 'restart_signal'],
       ['empty before max_time', { options: { stopWhenEmpty: true, maxTime: 1, sleep: 5 } }, () => undefined, 'empty'],
       [
         'max_time before max_jobs',
@@ -62,7 +63,7 @@ describe('Worker: stop conditions (§10.14)', () => {
     for (const [label, setup, arrange, reason] of table) {
       it(label, async () => {
         const h = harness(setup);
-        h.cache.set('illuminate:queue:restart', '1');
+        await h.cache.store.forever(restartKey, 1);
         arrange(h);
         expect((await h.worker.daemon('default')).reason).to.equal(reason);
       });
@@ -73,9 +74,9 @@ describe('Worker: stop conditions (§10.14)', () => {
 describe('Worker: restart signal (§10.6)', () => {
   it('stops after the current job when queue:restart writes a new timestamp', async () => {
     const h = harness();
-    h.cache.set('illuminate:queue:restart', '1767225000');
+    await h.cache.store.forever(restartKey, 1767225000);
     h.handler = async (job) => {
-      h.cache.set('illuminate:queue:restart', '1767225600');
+      await h.cache.store.forever(restartKey, 1767225600);
       await job.delete();
     };
     h.queue.push('default');
@@ -86,12 +87,12 @@ describe('Worker: restart signal (§10.6)', () => {
 
   it('treats the key appearing as a restart, and loosely equal values as none', async () => {
     const appear = harness();
-    appear.worker.on('Looping', () => appear.cache.set('illuminate:queue:restart', '5'));
+    appear.worker.on('Looping', () => void appear.cache.store.forever(restartKey, 5));
     expect((await appear.worker.daemon('default')).reason).to.equal('restart_signal');
 
     const same = harness({ options: { maxJobs: 1 } });
-    same.cache.set('illuminate:queue:restart', '100');
-    same.worker.on('Looping', () => same.cache.set('illuminate:queue:restart', '100.0'));
+    await same.cache.store.forever(restartKey, 100);
+    same.worker.on('Looping', () => void same.cache.store.forever(restartKey, '100.0'));
     same.queue.push('default');
     expect((await same.worker.daemon('default')).reason).to.equal('max_jobs');
   });
@@ -106,7 +107,7 @@ describe('Worker: restart signal (§10.6)', () => {
 describe('Worker: pausing', () => {
   it('skips a queue paused through the cache (12.40+) and takes the next one', async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
-    h.cache.set('illuminate:queue:paused:redis:high', 'b:1;');
+    await pauseQueue(h.cache.store, 'redis', 'high'); // `true` forever, `b:1;` under Redis
     h.queue.push('high', { id: 'h' });
     h.queue.push('low', { id: 'l' });
     await h.worker.daemon('high,low');

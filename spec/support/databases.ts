@@ -1,6 +1,6 @@
-// Throwaway databases for the failed-job specs: a temp SQLite file, and a fresh database on the local
-// MariaDB and PostgreSQL servers (dropped afterwards), so runs never share tables. Without a server the
-// suite is skipped locally and fails in CI.
+// Throwaway databases for the specs of the SQL stores (failed jobs, cache): a temp SQLite file, and a
+// fresh database on the machine's running MariaDB and PostgreSQL servers (dropped afterwards), so runs
+// never share tables. Without a server the suite is skipped locally and fails in CI.
 //
 // Environment (defaults in brackets): LARQ_MYSQL_HOST [127.0.0.1], LARQ_MYSQL_PORT [3306],
 // LARQ_MYSQL_SOCKET [/run/mysqld/mysqld.sock, tried when TCP fails], LARQ_MYSQL_USER [root],
@@ -13,8 +13,8 @@ import { join } from 'path';
 import * as mysql from 'mysql2/promise';
 import Sqlite from 'better-sqlite3';
 import { Client as PgClient, Pool as PgPool } from 'pg';
-import type { SqlConnectionConfig } from '../../../../lib/failed/sql/SqlClient';
-import { inCI } from '../../../support/redis';
+import type { SqlConnectionConfig } from '../../lib/sql';
+import { inCI } from './redis';
 
 /** The database kinds every store is tested on. */
 export type DatabaseKind = 'sqlite' | 'mariadb' | 'pgsql';
@@ -33,8 +33,11 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-/** The database's own driver client (better-sqlite3, mysql2 pool, pg pool), as a user would pass it in. */
-export function nativeClient(db: TestDatabase): { config: SqlConnectionConfig; close(): Promise<void> } {
+/**
+ * The database's own driver client, as a user would pass it in: a better-sqlite3 Database, or a mysql2
+ * or pg pool (`single`: one mysql2 Connection or pg Client instead).
+ */
+export async function nativeClient(db: TestDatabase, opts: { single?: boolean } = {}): Promise<{ config: SqlConnectionConfig; close(): Promise<void> }> {
   const c = db.config;
   if ('client' in c) throw new Error('nativeClient: the test database has settings, not a client');
   if (c.driver === 'sqlite') {
@@ -42,16 +45,27 @@ export function nativeClient(db: TestDatabase): { config: SqlConnectionConfig; c
     return { config: { driver: 'sqlite', client: sqlite }, close: async () => void sqlite.close() };
   }
   if (c.driver === 'pgsql') {
-    const pool = new PgPool({ host: c.host, port: c.port, user: c.user, password: c.password, database: c.database });
+    const settings = { host: c.host, port: c.port, user: c.user, password: c.password, database: c.database };
+    if (opts.single) {
+      const client = new PgClient(settings);
+      await client.connect();
+      return { config: { driver: 'pgsql', client }, close: () => client.end() };
+    }
+    const pool = new PgPool(settings);
     return { config: { driver: 'pgsql', client: pool }, close: () => pool.end() };
   }
-  const pool = mysql.createPool({ host: c.host, port: c.port, socketPath: c.socketPath, user: c.user, password: c.password, database: c.database, charset: 'utf8mb4_unicode_ci' });
+  const settings = { host: c.host, port: c.port, socketPath: c.socketPath, user: c.user, password: c.password, database: c.database, charset: 'utf8mb4_unicode_ci' };
+  if (opts.single) {
+    const conn = await mysql.createConnection(settings);
+    return { config: { driver: c.driver, client: conn }, close: () => conn.end() };
+  }
+  const pool = mysql.createPool(settings);
   return { config: { driver: c.driver, client: pool }, close: () => pool.end() };
 }
 
-/** A table name no other test uses. */
-export function freshTable(): string {
-  return `failed_jobs_${randomBytes(4).toString('hex')}`;
+/** A table name no other test uses: `base` and a random suffix. */
+export function freshTable(base = 'failed_jobs'): string {
+  return `${base}_${randomBytes(4).toString('hex')}`;
 }
 
 /** Call from a `before` hook: a fresh database, or a skip (locally) / failure (CI) without a server. */
@@ -69,7 +83,7 @@ export async function openTestDatabase(ctx: Mocha.Context, kind: DatabaseKind): 
 }
 
 function openSqlite(): TestDatabase {
-  const dir = mkdtempSync(join(tmpdir(), 'larq-failed-'));
+  const dir = mkdtempSync(join(tmpdir(), 'larq-sql-'));
   const file = join(dir, 'database.sqlite');
   return {
     kind: 'sqlite',

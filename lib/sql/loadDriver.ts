@@ -1,6 +1,6 @@
-// SQL drivers are optional peer dependencies: users who never record failed jobs in a database need
-// none of them, so each is required only when a store is built, and a missing one says what to install.
-import { MissingDependencyError } from '../../errors';
+// SQL drivers are optional peer dependencies: users who keep nothing in a database need none of them, so
+// each is required only when a connection is opened, and a missing one says what to install.
+import { MissingDependencyError } from '../errors';
 
 /** require(`pkg`), turning "not installed" into a MissingDependencyError naming the package. */
 export function loadDriver<T>(pkg: string, feature: string): T {
