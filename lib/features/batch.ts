@@ -3,8 +3,7 @@
 // record a Node job's success or failure, and a producer for batches PHP's Bus::findBatch reads.
 //
 // Transactions: on SQLite `BEGIN IMMEDIATE` (the database write lock, so PHP and Node serialize); on
-// MySQL/PostgreSQL `BEGIN` + `SELECT ... FOR UPDATE`. The client must then be ONE connection, not a pool
-// (a pool could run BEGIN and the UPDATE on different connections).
+// MySQL/PostgreSQL a transaction on one pooled connection with `SELECT ... FOR UPDATE`.
 //
 // then/catch/finally callbacks are PHP closures inside the serialized `options`: Node cannot run them.
 // When a Node-side update reaches a point where Laravel would run some, larq emits a `'callbacks'` event on
@@ -14,7 +13,7 @@
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { systemClock, unixSeconds, type Clock } from '../clock';
-import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow } from '../sql';
+import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlRunner } from '../sql';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
 import type { RedisJob } from '../jobs/RedisJob';
@@ -160,40 +159,32 @@ export class BatchRepository {
     if (this.owned) await this.sql.close();
   }
 
-  private async update(id: string, values: Record<string, string | number | null>): Promise<void> {
+  private async update(id: string, values: Record<string, string | number | null>, runner: SqlRunner = this.sql): Promise<void> {
     const q = (c: string) => this.sql.quote(c);
     const keys = Object.keys(values);
-    await this.sql.execute(
+    await runner.execute(
       `UPDATE ${q(this.table)} SET ${keys.map((k, i) => `${q(k)} = ${this.sql.param(i + 1)}`).join(', ')} WHERE ${q('id')} = ${this.sql.param(keys.length + 1)}`,
       [...keys.map((k) => values[k]), id],
     );
   }
 
   // Read the row under the lock, write the new counts, commit; the updated row (null when missing).
+  // The SQL layer's transaction holds one connection throughout (SQLite: BEGIN IMMEDIATE, the database
+  // write lock, so PHP and Node serialize); elsewhere SELECT ... FOR UPDATE locks the row as Laravel does.
   private async locked(
     id: string,
     change: (row: BatchRecord) => { pending_jobs: number; failed_jobs: number; failed_job_ids: string[] },
   ): Promise<BatchRecord | null> {
-    const sqlite = this.sql.dialect === 'sqlite';
-    await this.sql.execute(sqlite ? 'BEGIN IMMEDIATE' : 'BEGIN');
-    try {
-      const q = (c: string) => this.sql.quote(c);
-      const rows = await this.sql.select(
-        `SELECT * FROM ${q(this.table)} WHERE ${q('id')} = ${this.sql.param(1)}${sqlite ? '' : ' FOR UPDATE'}`,
-        [id],
-      );
-      if (!rows[0]) {
-        await this.sql.execute('COMMIT');
-        return null;
-      }
+    const q = (c: string) => this.sql.quote(c);
+    const forUpdate = this.sql.dialect === 'sqlite' ? '' : ' FOR UPDATE';
+    const found = await this.sql.transaction(async (tx) => {
+      const rows = await tx.select(`SELECT * FROM ${q(this.table)} WHERE ${q('id')} = ${this.sql.param(1)}${forUpdate}`, [id]);
+      if (!rows[0]) return false;
       const next = change(decodeRow(rows[0]));
-      await this.update(id, { pending_jobs: next.pending_jobs, failed_jobs: next.failed_jobs, failed_job_ids: phpJsonEncode(next.failed_job_ids) });
-      await this.sql.execute('COMMIT');
-    } catch (e) {
-      await this.sql.execute('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
-    return this.find(id);
+      await this.update(id, { pending_jobs: next.pending_jobs, failed_jobs: next.failed_jobs, failed_job_ids: phpJsonEncode(next.failed_job_ids) }, tx);
+      return true;
+    });
+    return found ? this.find(id) : null;
   }
 }
 
