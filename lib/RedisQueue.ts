@@ -7,7 +7,8 @@ import { delayOf, payloadFor, type JobInput } from './jobs/dispatch';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
-import { defineScripts, scripts } from './redis/scripts';
+import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
+import { ZremBatcher } from './redis/ZremBatcher';
 import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
@@ -40,6 +41,7 @@ export class RedisQueue implements ReservedJobStore {
   readonly keys: KeySpace;
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
+  private readonly acks: ZremBatcher;
   // BLPOP waits on its own connection so a blocked pop never delays other commands of this queue.
   private blocker: Redis | Cluster | undefined;
   // 11.27+: a job found on a lower-priority queue makes the next pass over the first queue non-blocking.
@@ -52,7 +54,11 @@ export class RedisQueue implements ReservedJobStore {
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
+    // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
+    // themselves still reject with the error, which is where callers learn of it.
+    if (this.ownsClient) this.client.on('error', () => undefined);
     defineScripts(this.client);
+    this.acks = new ZremBatcher(this.client);
   }
 
   /** The queue connection's name as PHP knows it (`redis`): what events and failed-job records carry. */
@@ -137,6 +143,53 @@ export class RedisQueue implements ReservedJobStore {
     return new RedisJob(this, next.job, next.reserved, this.options.connectionName, name);
   }
 
+  /**
+   * Reserve up to `count` jobs in one round trip: one pipeline holding the migrations (delayed, then
+   * expired reservations, as `pop` runs them) and one run of the pop script for `count` jobs. Each job's
+   * effect on Redis is exactly that of a `pop`; only the migrations run once for the batch instead of
+   * before every job. Fewer jobs than `count` means the queue ran dry. When none was found and `index` is 0, waits on
+   * the notify list for `blockFor` seconds (if set) like `pop`, then tries once more.
+   *
+   * A payload the pop script had to quarantine, or a command of the pipeline that failed, does not cost the
+   * jobs reserved alongside it: the error goes to `onError` and the reserved jobs are returned. Only when no
+   * job was reserved at all is the first error thrown.
+   */
+  async popMany(queue: string | null | undefined, index: number, count: number, onError: (error: Error) => void): Promise<RedisJob[]> {
+    if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
+    const name = this.queueName(queue);
+    const keys = this.keys.forQueue(name);
+    const pipeline = this.client.pipeline();
+    const now = this.now();
+    const { retryAfter, migrationBatchSize } = this.options;
+    scripts.migrateExpiredJobsInto(pipeline, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize);
+    if (retryAfter !== null) scripts.migrateExpiredJobsInto(pipeline, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize);
+    const migrations = retryAfter !== null ? 2 : 1;
+    scripts.popInto(pipeline, keys, this.availableAt(retryAfter ?? 0), count);
+    const replies = (await pipeline.exec()) ?? [];
+
+    const jobs: RedisJob[] = [];
+    const errors: Error[] = [];
+    replies.forEach(([error, raw], i) => {
+      if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
+      if (i < migrations) return;
+      for (const reply of popReplies(raw)) {
+        if (reply.kind === 'reserved') jobs.push(new RedisJob(this, reply.job, reply.reserved, this.options.connectionName, name));
+        else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
+      }
+    });
+    if (jobs.length === 0 && errors.length > 0) throw errors[0];
+    for (const error of errors) onError(error);
+
+    const block = index === 0 && !this.secondaryQueueHadJob;
+    if (index === 0) this.secondaryQueueHadJob = false;
+    if (jobs.length === 0 && block && this.options.blockFor !== null && (await this.waitForNotify(keys))) {
+      const next = await this.popReserved(name, keys);
+      if (next !== null) jobs.push(new RedisJob(this, next.job, next.reserved, this.options.connectionName, name));
+    }
+    if (jobs.length > 0 && index > 0) this.secondaryQueueHadJob = true;
+    return jobs;
+  }
+
   /** Move due members of the sorted set `from` to the list `to` (un-prefixed keys, as Laravel takes them). */
   async migrateExpiredJobs(from: string, to: string): Promise<string[]> {
     return this.migrateKeys(this.keys.key(from), this.keys.key(to), this.keys.notifyOf(to));
@@ -144,7 +197,8 @@ export class RedisQueue implements ReservedJobStore {
 
   /** Remove a job's reservation (ZREM of its reserved string). */
   async deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
-    await this.client.zrem(this.keysFor(queue).reserved, job.getReservedJob());
+    // Batched with the other acknowledgements of this tick (ZremBatcher): same commands' effect, fewer writes.
+    await this.acks.zrem(this.keysFor(queue).reserved, job.getReservedJob());
   }
 
   /** Move a reserved job to the delayed set, due `delay` seconds from now (or at a date). */
@@ -210,6 +264,7 @@ export class RedisQueue implements ReservedJobStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.acks.flush();
     // disconnect, not quit: QUIT would wait behind a BLPOP that may block forever.
     this.blocker?.disconnect();
     if (!this.ownsClient) return;
@@ -219,20 +274,29 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string; reserved: string } | null> {
-    // Laravel's availableAt(null) is plain "now" when retryAfter is null; nothing reads that score anyway.
-    const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
-    if (reply.kind === 'invalid') {
-      throw new InvalidPayloadError(
-        `queue "${name}": the head payload is not a JSON object with a numeric attempts (${reply.reason}); ` +
-          `it was moved to ${keys.invalid} instead of being lost`,
-        reply.job,
-      );
-    }
-    if (reply.kind === 'reserved') return reply;
+    const next = await this.popReserved(name, keys);
+    if (next !== null) return next;
     if (this.options.blockFor !== null && block && (await this.waitForNotify(keys))) {
       return this.retrieveNextJob(name, keys, false); // one more try, never blocking again
     }
     return null;
+  }
+
+  // One run of the pop script: the reserved job, null when the list was empty, InvalidPayloadError when
+  // the head could not be reserved.
+  private async popReserved(name: string, keys: QueueKeys): Promise<{ job: string; reserved: string } | null> {
+    // Laravel's availableAt(null) is plain "now" when retryAfter is null; nothing reads that score anyway.
+    const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
+    if (reply.kind === 'invalid') throw this.quarantined(name, keys, reply);
+    return reply.kind === 'reserved' ? reply : null;
+  }
+
+  private quarantined(name: string, keys: QueueKeys, reply: Extract<PopReply, { kind: 'invalid' }>): InvalidPayloadError {
+    return new InvalidPayloadError(
+      `queue "${name}": the head payload is not a JSON object with a numeric attempts (${reply.reason}); ` +
+        `it was moved to ${keys.invalid} instead of being lost`,
+      reply.job,
+    );
   }
 
   private async waitForNotify(keys: QueueKeys): Promise<boolean> {

@@ -63,8 +63,11 @@ export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
   readonly connectionName: string;
   /** Pop one job; `index` is the queue's position in this pass (11.27+: only index 0 may block). */
   pop(queue: string, index: number): Promise<J | null>;
-  /** Pop up to `count` jobs in one round trip (fewer means the queue ran dry); used when concurrency > 1. */
-  popMany?(queue: string, index: number, count: number): Promise<J[]>;
+  /**
+   * Pop up to `count` jobs in one round trip (fewer means the queue ran dry); used when concurrency > 1.
+   * A problem with one pop (a quarantined payload) goes to `onError` so the jobs reserved with it still run.
+   */
+  popMany?(queue: string, index: number, count: number, onError: (error: Error) => void): Promise<J[]>;
   /** Push the job's reservation to `untilUnixSeconds`; false when it is no longer reserved. For the heartbeat. */
   extendReservation?(job: J, untilUnixSeconds: number): Promise<boolean>;
 }

@@ -20,7 +20,7 @@ export const SCRIPTS = Object.freeze({
   size: { file: 'size-3.lua', command: 'larqSize', keys: 3, args: 0 },
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
   later: { file: 'later-1.lua', command: 'larqLater', keys: 1, args: 2 },
-  pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 1 },
+  pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 2 },
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
@@ -78,12 +78,16 @@ export type PopReply =
   | { kind: 'reserved'; job: string; reserved: string }
   | { kind: 'invalid'; job: string; reason: string };
 
-/** The pop script's raw reply, typed. */
-export function popReply(raw: unknown): PopReply {
-  const [job, reserved, reason] = raw as (string | null)[];
-  if (job === null || job === undefined) return { kind: 'empty' };
-  if (reserved === null || reserved === undefined) return { kind: 'invalid', job, reason: reason ?? 'unknown error' };
-  return { kind: 'reserved', job, reserved };
+/** The pop script's raw reply (flat triples, one per job it took), typed; empty when the list was empty. */
+export function popReplies(raw: unknown): PopReply[] {
+  const flat = raw as (string | null)[];
+  const out: PopReply[] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) {
+    const job = flat[i] as string;
+    const reserved = flat[i + 1];
+    out.push(reserved === null || reserved === undefined ? { kind: 'invalid', job, reason: flat[i + 2] ?? 'unknown error' } : { kind: 'reserved', job, reserved });
+  }
+  return out;
 }
 
 /** Typed callers, one per script, on a client that went through {@link defineScripts}. */
@@ -115,7 +119,12 @@ export const scripts = {
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    return popReply(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt]));
+    return (await scripts.popMany(target, k, expiresAt, 1))[0] ?? { kind: 'empty' };
+  },
+
+  /** What `pop` does, for up to `count` jobs in one script run; fewer replies means the list ran dry. */
+  async popMany(target: Client, k: QueueKeys, expiresAt: number, count: number): Promise<PopReply[]> {
+    return popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count]));
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
@@ -128,6 +137,11 @@ export const scripts = {
     return (await run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit])) as string[];
   },
 
+  /** Queue a migration on a pipeline made from a defined client; its reply (the moved members) comes with exec(). */
+  migrateExpiredJobsInto(pipeline: ChainableCommander, from: string, to: string, notify: string, now: number, limit: number): void {
+    run(pipeline, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
+  },
+
   /** Count the jobs of a queue, then DEL its four keys. */
   async clear(target: Client, k: QueueKeys): Promise<number> {
     return Number(await run(target, 'clear', [k.queue, k.delayed, k.reserved, k.notify], []));
@@ -138,9 +152,9 @@ export const scripts = {
     return Number(await run(target, 'extendReservation', [k.reserved], [until, reserved])) === 1;
   },
 
-  /** Queue a pop on a pipeline made from a defined client; read its reply with {@link popReply}. */
-  popInto(pipeline: ChainableCommander, k: QueueKeys, expiresAt: number): void {
-    run(pipeline, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt]);
+  /** Queue a pop of up to `count` jobs on a pipeline made from a defined client; read its reply with {@link popReplies}. */
+  popInto(pipeline: ChainableCommander, k: QueueKeys, expiresAt: number, count: number): void {
+    run(pipeline, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count]);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

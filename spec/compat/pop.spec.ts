@@ -78,6 +78,21 @@ describe('compat: pop matches Laravel on every fixture', function () {
         expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.popped.after, f.prefix, prefix));
       });
 
+      it('popMany, the batched pop of the worker, returns the same strings and leaves the same state', async () => {
+        const q = open(f);
+        await load(client, rename(f.written, f.prefix, prefix));
+        const jobs = await q.popMany(queueName(f), 0, 1, (e) => {
+          throw e;
+        });
+        if (f.popped === null) {
+          expect(jobs).to.deep.equal([]);
+          expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+          return;
+        }
+        expect(jobs.map((j) => [j.getRawBody(), j.getReservedJob(), j.attempts()])).to.deep.equal([[f.popped.raw, f.popped.reserved, f.popped.attempts]]);
+        expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.popped.after, f.prefix, prefix));
+      });
+
       if (f.popped === null) return;
       const popped = f.popped;
 

@@ -1,0 +1,51 @@
+// Acknowledging a job is a ZREM of its reserved string. A worker running many jobs at once finishes many
+// of them in the same turn of the event loop; sending one ZREM per job costs Redis one command and the
+// socket one write each. This gathers the members asked for during one tick and sends a single
+// `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
+// members of a sorted set commutes), and each caller's promise settles with that command's reply.
+import type { Cluster, Redis } from 'ioredis';
+
+interface Pending {
+  members: string[];
+  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
+/** Coalesces the ZREMs asked for within one tick into one ZREM per key. */
+export class ZremBatcher {
+  private pending = new Map<string, Pending>();
+  private scheduled = false;
+
+  constructor(private readonly client: Redis | Cluster) {}
+
+  /** ZREM `member` from `key`; resolves once Redis has done it (together with the others of this tick). */
+  zrem(key: string, member: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let batch = this.pending.get(key);
+      if (batch === undefined) {
+        batch = { members: [], waiters: [] };
+        this.pending.set(key, batch);
+      }
+      batch.members.push(member);
+      batch.waiters.push({ resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // nextTick runs after the promise jobs of this turn: every job settled in it joins the batch.
+        process.nextTick(() => this.flush());
+      }
+    });
+  }
+
+  /** Send what is gathered now (close() calls this so nothing waits for a tick that never comes). */
+  flush(): void {
+    this.scheduled = false;
+    const batches = this.pending;
+    if (batches.size === 0) return;
+    this.pending = new Map();
+    for (const [key, { members, waiters }] of batches) {
+      this.client.zrem(key, ...members).then(
+        () => waiters.forEach((w) => w.resolve()),
+        (error: unknown) => waiters.forEach((w) => w.reject(error)),
+      );
+    }
+  }
+}

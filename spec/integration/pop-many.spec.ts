@@ -1,0 +1,170 @@
+// RedisQueue.popMany, the worker's batched pop, and the batched acknowledgements, against a real
+// redis-server. The promise they keep: Redis ends in exactly the state that the same number of single
+// pops (Laravel's script, run back to back) and single ZREMs would leave.
+import { expect } from 'chai';
+import type Redis from 'ioredis';
+import { FakeClock } from '../../lib/clock';
+import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
+import type { RedisJob } from '../../lib/jobs/RedisJob';
+import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
+import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+
+const NOW = 1795276770;
+const job = (n: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'x@y', data: { n, text: 'é/\u2028' }, id: `id${n}`, attempts: 0, ...extra });
+
+describe('RedisQueue.popMany (integration)', function () {
+  let port: number;
+  let client: Redis;
+  const opened: RedisQueue[] = [];
+
+  before(async function () {
+    port = await requireRedis(this);
+    client = rawClient(port);
+  });
+  after(async () => client?.quit());
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((q) => q.close()));
+  });
+
+  function open(prefix: string, options: RedisQueueOptions = {}): RedisQueue {
+    const q = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock: new FakeClock(NOW * 1000), retryAfter: 90, ...options });
+    opened.push(q);
+    return q;
+  }
+
+  // The same mixed state under two prefixes: waiting jobs, a due delayed one, an expired reservation,
+  // a delayed job not yet due, and a reservation still running.
+  async function seed(prefix: string): Promise<void> {
+    const k = `${prefix}queues:default`;
+    for (const n of [1, 2, 3, 4]) await client.eval("redis.call('rpush', KEYS[1], ARGV[1]); redis.call('rpush', KEYS[2], 1)", 2, k, `${k}:notify`, job(n));
+    await client.zadd(`${k}:delayed`, NOW - 1, job(5), NOW + 60, job(6));
+    await client.zadd(`${k}:reserved`, NOW - 2, job(7, { attempts: 2 }), NOW + 30, job(8, { attempts: 1 }));
+  }
+
+  const strip = (dump: Record<string, unknown>, prefix: string) => Object.fromEntries(Object.entries(dump).map(([k, v]) => [k.slice(prefix.length), v]));
+  const strings = (jobs: (RedisJob | null)[]) => jobs.map((j) => j && [j.getRawBody(), j.getReservedJob(), j.attempts()]);
+
+  it('leaves Redis as the same number of single pops would, and returns the same jobs in the same order', async () => {
+    const [a, b] = [randomPrefix(), randomPrefix()];
+    await seed(a);
+    await seed(b);
+    const singles: (RedisJob | null)[] = [];
+    const qa = open(a);
+    for (let i = 0; i < 4; i++) singles.push(await qa.pop());
+    const errors: Error[] = [];
+    const batch = await open(b).popMany('default', 0, 4, (e) => errors.push(e));
+    expect(errors).to.deep.equal([]);
+    expect(strings(batch)).to.deep.equal(strings(singles));
+    expect(strip(await dumpKeys(client, b), b)).to.deep.equal(strip(await dumpKeys(client, a), a));
+    // the migrations ran first: the due delayed job and the expired reservation were taken after the list
+    expect(batch.map((j) => j.getJobId())).to.deep.equal(['id1', 'id2', 'id3', 'id4']);
+    expect(await client.llen(`${b}queues:default`)).to.equal(2);
+  });
+
+  it('takes fewer than asked when the list runs dry, and the state equals popping it empty one by one', async () => {
+    const [a, b] = [randomPrefix(), randomPrefix()];
+    await seed(a);
+    await seed(b);
+    const qa = open(a);
+    const singles: (RedisJob | null)[] = [];
+    for (let j = await qa.pop(); j !== null; j = await qa.pop()) singles.push(j);
+    const batch = await open(b).popMany('default', 0, 50, () => undefined);
+    expect(batch).to.have.length(6);
+    expect(strings(batch)).to.deep.equal(strings(singles));
+    expect(strip(await dumpKeys(client, b), b)).to.deep.equal(strip(await dumpKeys(client, a), a));
+  });
+
+  it('returns [] for an empty queue without blocking when blockFor is unset', async () => {
+    const p = randomPrefix();
+    expect(await open(p).popMany('default', 0, 10, () => undefined)).to.deep.equal([]);
+    expect(await dumpKeys(client, p)).to.deep.equal({});
+  });
+
+  it('quarantines an undecodable payload mid-batch and still returns the jobs around it', async () => {
+    const p = randomPrefix();
+    const k = `${p}queues:default`;
+    await client.rpush(k, job(1), 'not json', job(2, { attempts: 'x' }), job(3));
+    await client.rpush(`${k}:notify`, 1, 1, 1, 1);
+    const errors: Error[] = [];
+    const jobs = await open(p).popMany('default', 0, 10, (e) => errors.push(e));
+    expect(jobs.map((j) => j.getJobId())).to.deep.equal(['id1', 'id3']);
+    expect(errors).to.have.length(2);
+    expect(errors[0]).to.be.instanceOf(InvalidPayloadError);
+    expect(errors[0].message).to.contain(`${k}:larq:invalid`);
+    expect(await client.lrange(`${k}:larq:invalid`, 0, -1)).to.deep.equal(['not json', job(2, { attempts: 'x' })]);
+    expect(await client.llen(`${k}:notify`)).to.equal(0);
+    expect(await client.zcard(`${k}:reserved`)).to.equal(2);
+  });
+
+  it('throws the error when nothing but an undecodable payload was found', async () => {
+    const p = randomPrefix();
+    await client.rpush(`${p}queues:default`, '{broken');
+    const onError: Error[] = [];
+    const thrown = await open(p).popMany('default', 0, 5, (e) => onError.push(e)).catch((e: unknown) => e);
+    expect(thrown).to.be.instanceOf(InvalidPayloadError);
+    expect(onError).to.deep.equal([]);
+    expect(await client.lrange(`${p}queues:larq:invalid`, 0, -1)).to.deep.equal([]);
+    expect(await client.lrange(`${p}queues:default:larq:invalid`, 0, -1)).to.deep.equal(['{broken']);
+  });
+
+  it('with blockFor, waits on the notify list when the queue is empty and takes what is pushed', async () => {
+    const p = randomPrefix();
+    const q = open(p, { blockFor: 2 });
+    const pusher = open(p);
+    const popping = q.popMany('default', 0, 10, () => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    await pusher.pushRaw(job(1));
+    const jobs = await popping;
+    expect(jobs.map((j) => j.getJobId())).to.deep.equal(['id1']);
+    expect(await client.zcard(`${p}queues:default:reserved`)).to.equal(1);
+  });
+
+  it('refuses a count that is not a positive integer', async () => {
+    const q = open(randomPrefix());
+    for (const bad of [0, -1, 1.5, NaN]) {
+      const thrown = await q.popMany('default', 0, bad, () => undefined).catch((e: unknown) => e);
+      expect(thrown, String(bad)).to.be.instanceOf(InvalidOptionError);
+    }
+  });
+
+  describe('batched acknowledgements', () => {
+    const zremCalls = async () => Number(/cmdstat_zrem:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+
+    it('deletes made in the same tick go out as one ZREM and leave exactly the other reservations', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      for (const n of [1, 2, 3, 4, 5]) await q.pushRaw(job(n));
+      const jobs = await q.popMany('default', 0, 5, () => undefined);
+      const before = await zremCalls();
+      await Promise.all([jobs[0].delete(), jobs[2].delete(), jobs[4].delete()]);
+      expect((await zremCalls()) - before).to.equal(1);
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members([jobs[1].getReservedJob(), jobs[3].getReservedJob()]);
+      await jobs[1].delete();
+      await jobs[3].delete();
+      expect(await dumpKeys(client, p)).to.deep.equal({});
+    });
+
+    it('a delete and a release of different jobs in one tick leave what Laravel would', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      for (const n of [1, 2]) await q.pushRaw(job(n));
+      const [one, two] = await q.popMany('default', 0, 2, () => undefined);
+      await Promise.all([one.delete(), two.release(5)]);
+      expect(await dumpKeys(client, p)).to.deep.equal({
+        [`${p}queues:default:delayed`]: { type: 'zset', items: [{ member: two.getReservedJob(), score: NOW + 5 }] },
+      });
+    });
+
+    it('close() sends acknowledgements still gathered', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      await q.pushRaw(job(1));
+      const [only] = await q.popMany('default', 0, 1, () => undefined);
+      const deleting = only.delete();
+      await q.close();
+      await deleting;
+      expect(await client.zcard(`${p}queues:default:reserved`)).to.equal(0);
+    });
+  });
+});
