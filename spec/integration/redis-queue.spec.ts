@@ -289,10 +289,25 @@ describe('RedisQueue (integration)', function () {
       expect(popped!.attempts()).to.equal(4); // a numeric string counts, as in Lua and PHP
     });
 
-    it('bulkRaw sends one MULTI/EXEC holding one push script per payload', async () => {
+    it('bulkRaw sends one MULTI/EXEC: each run of pushes as one RPUSH of payloads and one of tokens, delayed entries through the later script in their place', async () => {
       const q = open();
-      const seen = await record(() => q.bulkRaw([job(1), job(2), { payload: job(3), delay: 10 }]));
-      expect(seen).to.deep.equal(['multi', 'eval', 'rpush', 'rpush', 'eval', 'rpush', 'rpush', 'eval', 'zadd', 'exec']);
+      const seen = await record(() => q.bulkRaw([job(1), job(2), { payload: job(3), delay: 10 }, job(4)]));
+      expect(seen).to.deep.equal(['multi', 'rpush', 'rpush', 'eval', 'zadd', 'rpush', 'rpush', 'exec']);
+    });
+
+    it('bulkRaw leaves exactly the state of pushRaw and laterRaw run one by one', async () => {
+      const entries = [job(1), job(2), { payload: job(3), delay: 10 }, job(4), { payload: job(5), delay: 0 }, job(1)];
+      const one = open();
+      for (const e of entries) {
+        if (typeof e === 'string') await one.pushRaw(e);
+        else await one.laterRaw(e.delay, e.payload);
+      }
+      const before = await dumpKeys(client, prefix);
+      await client.del(...Object.keys(before));
+      await open().bulkRaw(entries);
+      expect(await dumpKeys(client, prefix)).to.deep.equal(before);
+      expect(await list(key())).to.deep.equal([job(1), job(2), job(4), job(1)]);
+      expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1', '1']);
     });
   });
 
@@ -323,6 +338,14 @@ describe('RedisQueue (integration)', function () {
       await q.close();
       expect(await own.ping()).to.equal('PONG');
       await own.quit();
+    });
+
+    it('bulkRaw of more payloads than one RPUSH carries keeps them all, in order, with a token each', async () => {
+      const payloads = Array.from({ length: 2500 }, (_, i) => job(i));
+      const ids = await open().bulkRaw(payloads);
+      expect(ids).to.deep.equal(payloads.map((_, i) => `id${i}`));
+      expect(await list(key())).to.deep.equal(payloads);
+      expect(await client.llen(key(':notify'))).to.equal(2500);
     });
 
     it('bulkRaw is one MULTI: all payloads land, ids come back in order', async () => {
