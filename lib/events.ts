@@ -105,6 +105,8 @@ export class TypedEmitter<M extends { error: Error }> {
 
   /** Call every listener of `name` in order; a throwing or rejecting listener is reported on `error`. */
   emit<K extends keyof M & string>(name: K, event: M[K]): void {
+    // The worker emits several events per job; most have no listener, and rawListeners copies an array.
+    if (this.emitter.listenerCount(name) === 0) return;
     // rawListeners: once() wrappers remove themselves when called.
     for (const listener of this.emitter.rawListeners(name) as ((event: M[K]) => unknown)[]) {
       try {

@@ -124,7 +124,7 @@ export class Handlers implements JobRunner<RedisJob> {
     const command = job.command();
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
-    const ctx = { ...this.context(job, payload, signal), command };
+    const ctx: ObjectJobContext = { ...this.context(job, payload, signal), command };
     for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
     await entry.handler(toPlain(command) as Record<string, unknown>, ctx);
     if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);

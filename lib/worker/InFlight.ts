@@ -63,15 +63,23 @@ export class InFlight<J extends WorkerJob> {
 }
 
 // A proxy, not a wrapper object, so the runner still sees the real class (instanceof, extra methods).
+// Methods are bound once per job and kept: a handler calls several per run, and a fresh bound function
+// on every property read was a measurable share of a no-op job's cost.
 function fence<J extends WorkerJob>(job: J, fenced: () => boolean): J {
+  const methods = new Map<PropertyKey, unknown>();
   return new Proxy(job, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (property === 'delete' || property === 'release') {
-        return (...args: unknown[]) => (fenced() ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args));
-      }
-      return (value as (...a: unknown[]) => unknown).bind(target);
+      const known = methods.get(property);
+      if (known !== undefined && (known as { original?: unknown }).original === value) return known;
+      const method =
+        property === 'delete' || property === 'release'
+          ? (...args: unknown[]) => (fenced() ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args))
+          : (value as (...a: unknown[]) => unknown).bind(target);
+      (method as { original?: unknown }).original = value;
+      methods.set(property, method);
+      return method;
     },
   });
 }

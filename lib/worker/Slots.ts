@@ -17,6 +17,8 @@ export interface Slot<J extends WorkerJob> {
 /** The set of occupied slots of one worker. */
 export class Slots<J extends WorkerJob> {
   private readonly occupied = new Set<Slot<J>>();
+  // Who waits for a slot to free: resolved all at once by the next slot that frees.
+  private waiters: (() => void)[] = [];
 
   constructor(readonly size: number) {}
 
@@ -28,7 +30,12 @@ export class Slots<J extends WorkerJob> {
   /** Occupy a slot until `slot.done` settles. */
   add(slot: Slot<J>): void {
     this.occupied.add(slot);
-    void slot.done.finally(() => this.occupied.delete(slot));
+    void slot.done.finally(() => {
+      this.occupied.delete(slot);
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const wake of waiters) wake();
+    });
   }
 
   /** The jobs whose handlers are still running within their time (what the heartbeat extends). */
@@ -41,11 +48,13 @@ export class Slots<J extends WorkerJob> {
 
   /** Resolve once a slot is free, or as soon as `wake` aborts. */
   async waitForFree(wake: AbortSignal): Promise<void> {
+    // One waiter per call instead of a race over every slot: at concurrency 50 the worker waits once per
+    // pass, and racing 50 promises each time cost more than the no-op jobs it was waiting for.
     while (this.free <= 0 && !wake.aborted) {
       await new Promise<void>((resolve) => {
         const woken = (): void => resolve();
         wake.addEventListener('abort', woken, { once: true });
-        void Promise.race([...this.occupied].map((slot) => slot.done)).then(() => {
+        this.waiters.push(() => {
           wake.removeEventListener('abort', woken);
           resolve();
         });

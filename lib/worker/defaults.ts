@@ -1,4 +1,5 @@
 // The worker's default sleep and memory gauge, used when WorkerDeps does not provide them.
+import { getHeapStatistics } from 'v8';
 
 // setTimeout caps at 2^31-1 ms (about 24.8 days); longer waits are chained.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -24,6 +25,8 @@ export async function timerSleep(ms: number, signal?: AbortSignal): Promise<void
  * code before any work is done and would trip Laravel's 128 MB default for no reason.
  */
 export function heapMemoryUsage(): number {
-  const { heapTotal, external } = process.memoryUsage();
+  // v8's own counters: process.memoryUsage() would also read the resident size from /proc on every call,
+  // which the worker makes once per pass.
+  const { total_heap_size: heapTotal, external_memory: external } = getHeapStatistics();
   return heapTotal + external;
 }
