@@ -1,140 +1,224 @@
-// A Laravel app's environment, read the way its config files read it, turned into larq's configuration.
+// A Laravel app's environment turned into larq's configuration, read the way the app's config files read
+// it (config/app.php, database.php, queue.php, cache.php of the skeletons), so larq meets the PHP side on
+// the same Redis keys, failed_jobs rows and cache entries. Values go through Laravel's env(): "null" and
+// "(null)" mean unset (the default applies; for the two prefixes they mean "no prefix"), "empty" and
+// "(empty)" mean "", and surrounding quotes are dropped. `--laravel` (or LARQ_LARAVEL) picks the skeleton
+// whose defaults apply: "≥11" below means Laravel 11 and later, "≤10" Laravel 8 to 10.
 //
-// | variable                        | used for                      | default (as Laravel's skeleton)           |
-// | ------------------------------- | ----------------------------- | ----------------------------------------- |
-// | APP_NAME                        | derived Redis and cache prefix | Laravel                                   |
-// | APP_KEY, APP_CIPHER             | encrypted jobs                | none, AES-256-CBC                         |
-// | APP_PREVIOUS_KEYS               | decrypting with older keys    | none (comma-separated)                    |
-// | LARQ_LARAVEL (or --laravel)     | the PHP peers' Laravel major  | 13                                        |
-// | QUEUE_CONNECTION                | must be redis for larq        | redis                                     |
-// | REDIS_URL                       | Redis                         | built from REDIS_HOST/PORT/USERNAME/PASSWORD/DB |
-// | REDIS_HOST, REDIS_PORT          |                               | 127.0.0.1, 6379                           |
-// | REDIS_USERNAME, REDIS_PASSWORD  |                               | none                                      |
-// | REDIS_DB, REDIS_CACHE_DB        | queue and cache databases     | 0, 1                                      |
-// | REDIS_PREFIX (or --prefix)      | key prefix                    | slug(APP_NAME,'_')_database_ (13: slug(APP_NAME)-database-) |
-// | REDIS_QUEUE                     | default queue                 | default                                   |
-// | REDIS_QUEUE_RETRY_AFTER         | retry_after, seconds          | 90                                        |
-// | REDIS_QUEUE_BLOCK_FOR           | block_for, seconds            | none (never block)                        |
-// | QUEUE_FAILED_DRIVER             | failed-job store              | database-uuids                            |
-// | DB_CONNECTION                   | sqlite, mysql, mariadb, pgsql | sqlite                                    |
-// | DB_HOST, DB_PORT                |                               | 127.0.0.1, 3306 / 5432                    |
-// | DB_DATABASE                     | (sqlite: the file)            | database/database.sqlite (sqlite), laravel |
-// | DB_USERNAME, DB_PASSWORD        |                               | root / postgres, empty                    |
-// | CACHE_STORE (or CACHE_DRIVER)   | restart signal, maxExceptions | none unless redis or database             |
-// | CACHE_PREFIX                    | cache key prefix              | derived from APP_NAME and the version     |
-import { isAbsolute, join } from 'path';
-import type { CacheConfig } from '../cache';
-import { InvalidOptionError } from '../errors';
+// | variable                     | larq setting                              | default                                               |
+// | ---------------------------- | ----------------------------------------- | ----------------------------------------------------- |
+// | LARQ_LARAVEL (--laravel)     | PHP peers' major version, 8-13            | 13                                                    |
+// | APP_NAME                     | derived prefixes                          | Laravel                                               |
+// | APP_KEY                      | queue encrypter (ShouldBeEncrypted jobs)  | none: encrypted jobs fail                             |
+// | APP_PREVIOUS_KEYS            | older keys tried when decrypting          | none (comma-separated)                                |
+// | APP_CIPHER                   | encrypter cipher                          | AES-256-CBC                                           |
+// | APP_TIMEZONE                 | failed_at and the work log's timestamps   | UTC                                                   |
+// | QUEUE_CONNECTION             | default connection name; must be Redis    | redis (larq only speaks Redis)                        |
+// | REDIS_URL (--redis-url)      | Redis; its parts win over REDIS_*         | none                                                  |
+// | REDIS_HOST, REDIS_PORT       | Redis server                              | 127.0.0.1, 6379                                       |
+// | REDIS_USERNAME, REDIS_PASSWORD | Redis auth                              | none                                                  |
+// | REDIS_DB, REDIS_CACHE_DB     | databases of the default/cache connection | 0, 1                                                  |
+// | REDIS_PREFIX (--prefix)      | key prefix of every Redis connection      | slug(APP_NAME,'_')_database_ (≤12), slug(APP_NAME)-database- (13) |
+// | REDIS_QUEUE                  | default queue                             | default                                               |
+// | REDIS_QUEUE_CONNECTION       | Redis connection of the queue: default/cache | default                                            |
+// | REDIS_QUEUE_RETRY_AFTER      | retry_after, seconds                      | 90                                                    |
+// | REDIS_QUEUE_BLOCK_FOR        | block_for, seconds (not in the skeleton)  | none: never block                                     |
+// | DB_CONNECTION                | sqlite, mysql, mariadb or pgsql           | sqlite (≥11), mysql (≤10)                             |
+// | DB_HOST, DB_PORT, DB_SOCKET  | database server                           | 127.0.0.1, 3306 (mysql) / 5432 (pgsql), none          |
+// | DB_DATABASE                  | database name; sqlite: file, app-relative | database/database.sqlite; laravel (≥11), forge (≤10)  |
+// | DB_USERNAME, DB_PASSWORD     | database credentials                      | root (≥11), forge (≤10); empty                        |
+// | QUEUE_FAILED_DRIVER          | failed-job store: database-uuids, database, file, null | database-uuids                           |
+// | QUEUE_FAILED_TABLE           | failed-job table (larq's; Laravel hardcodes it) | failed_jobs                                     |
+// | CACHE_STORE (≥11), CACHE_DRIVER (≤10) | cache: redis, database, array; else none | database (≥11), file (≤10): file means none           |
+// | CACHE_PREFIX                 | cache key prefix                          | derived from APP_NAME per version (lib/cache/prefix)  |
+// | REDIS_CACHE_CONNECTION, REDIS_CACHE_LOCK_CONNECTION | cache and lock Redis connections: default/cache | cache, default       |
+// | DB_CACHE_TABLE, DB_CACHE_LOCK_TABLE | database cache tables              | cache, cache_locks                                    |
+import { isAbsolute, join, resolve } from 'path';
+import type { CacheConfig, CacheLaravelVersion } from '../cache';
+import { InvalidOptionError, LarqError } from '../errors';
 import type { FailedJobProviderConfig } from '../failed';
-import type { SqlConnectionConfig } from '../sql';
+import { checkTimeZone } from '../failed/timestamp';
 import type { LaravelLine } from '../LaravelLine';
-import { Encrypter, type EncrypterCipher } from '../php/Encrypter';
+import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
-import type { RedisQueueOptions } from '../RedisQueueOptions';
+import { laravelEnv, type LaravelEnv } from './dotenv';
+import type { SqlConnectionConfig } from '../sql';
+
+/** The queue settings of the app's Redis connection; `connection` is a redis:// URL. */
+export interface CliQueueConfig {
+  connection: string;
+  prefix: string;
+  laravel: LaravelLine;
+  appName: string;
+  queue: string;
+  retryAfter: number;
+  blockFor: number | null;
+  encrypter: Encrypter | null;
+}
 
 /** Everything a command needs, from the environment and the global flags. */
 export interface CliConfig {
-  /** The PHP peers' Laravel major version (8-13). */
-  laravel: 8 | 9 | 10 | 11 | 12 | 13;
-  queue: RedisQueueOptions & { queue: string; prefix: string };
+  /** The Laravel app's directory: relative paths (sqlite file, failed-jobs.json) resolve from it. */
+  appDir: string;
+  /** The PHP peers' Laravel major version. */
+  laravel: CacheLaravelVersion;
+  /** APP_TIMEZONE. */
+  timezone: string;
+  /** The connection name commands use when given none (QUEUE_CONNECTION, else "redis"). */
+  defaultConnection: string;
+  queue: CliQueueConfig;
   failed: FailedJobProviderConfig;
-  /** Laravel's cache store, when it is one larq can read (redis or database). */
+  /** Laravel's default cache store, when it is one larq can use. */
   cache?: CacheConfig;
-  /** Why there is no cache store, for the worker's start-up note. */
+  /** Why there is no cache store (or only an in-process one), for the worker's start-up note. */
   cacheNote?: string;
 }
 
-/** Flags every command takes. */
+/** The global flags that change the configuration (already validated by the argument parser). */
 export interface GlobalOverrides {
   app?: string;
   prefix?: string;
   redisUrl?: string;
-  laravel?: string;
+  laravel?: CacheLaravelVersion;
 }
+
+/** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
+export const NON_REDIS_DRIVERS = ['sync', 'database', 'beanstalkd', 'sqs', 'null', 'deferred', 'background', 'failover', 'rabbitmq'];
 
 /** Build the configuration from a Laravel environment (see the table above). */
-export function configFromEnv(env: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
-  const appDir = overrides.app ?? process.cwd();
-  const laravel = laravelVersion(overrides.laravel ?? env.LARQ_LARAVEL ?? '13');
-  const line: LaravelLine = laravel >= 13 ? 13 : laravel === 12 ? 12 : 8;
-  const appName = env.APP_NAME ?? 'Laravel';
-  const connection = overrides.redisUrl ?? env.REDIS_URL ?? redisUrl(env, env.REDIS_DB ?? '0');
-  const prefix = overrides.prefix ?? env.REDIS_PREFIX ?? laravelPrefix(appName, line);
-  if (env.QUEUE_CONNECTION !== undefined && env.QUEUE_CONNECTION !== 'redis') {
-    throw new InvalidOptionError('QUEUE_CONNECTION', `is "${env.QUEUE_CONNECTION}"; larq works Laravel's redis queue connection only`);
-  }
-  const queue = {
-    connection,
-    prefix,
-    laravel: line,
-    appName,
-    queue: env.REDIS_QUEUE ?? 'default',
-    retryAfter: seconds('REDIS_QUEUE_RETRY_AFTER', env.REDIS_QUEUE_RETRY_AFTER ?? '90'),
-    blockFor: env.REDIS_QUEUE_BLOCK_FOR ? seconds('REDIS_QUEUE_BLOCK_FOR', env.REDIS_QUEUE_BLOCK_FOR) : null,
-    encrypter: env.APP_KEY ? encrypter(env) : null,
+export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
+  const env = laravelEnv(vars);
+  const appDir = resolve(overrides.app ?? process.cwd());
+  const laravel = overrides.laravel ?? version(env.get('LARQ_LARAVEL'));
+  const modern = laravel >= 11;
+  const appName = env.get('APP_NAME') ?? 'Laravel';
+  const timezone = env.get('APP_TIMEZONE') ?? 'UTC';
+  checkTimeZone(timezone, 'APP_TIMEZONE');
+  const prefix = overrides.prefix ?? env.prefix('REDIS_PREFIX') ?? laravelPrefix(appName, laravel >= 13 ? 13 : 8);
+  const redisBase = overrides.redisUrl ?? env.get('REDIS_URL');
+  const redisDb = (connection: string, option: string) => {
+    if (connection === 'default') return env.int('REDIS_DB', 0);
+    if (connection === 'cache') return env.int('REDIS_CACHE_DB', 1);
+    throw new InvalidOptionError(option, `is "${connection}"; larq knows the skeleton's Redis connections "default" and "cache"`);
   };
-  const database = databaseConfig(env, appDir);
-  const failed = failedConfig(env, database, appDir);
-  const store = env.CACHE_STORE ?? env.CACHE_DRIVER;
-  const cachePrefix = env.CACHE_PREFIX;
-  let cache: CacheConfig | undefined;
-  let cacheNote: string | undefined;
+  const queue: CliQueueConfig = {
+    connection: redisUrl(env, redisBase, redisDb(env.get('REDIS_QUEUE_CONNECTION') ?? 'default', 'REDIS_QUEUE_CONNECTION')),
+    prefix,
+    laravel: laravel >= 13 ? 13 : laravel === 12 ? 12 : 8,
+    appName,
+    queue: env.get('REDIS_QUEUE') ?? 'default',
+    retryAfter: env.int('REDIS_QUEUE_RETRY_AFTER', 90),
+    blockFor: env.get('REDIS_QUEUE_BLOCK_FOR') === undefined ? null : env.number('REDIS_QUEUE_BLOCK_FOR', 0),
+    encrypter: encrypter(env),
+  };
+  const database = databaseConfig(env, appDir, modern);
+  const failed = failedConfig(env, database, appDir, timezone);
+  const config: CliConfig = { appDir, laravel, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
+  const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
+  const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
+  const cachePrefix = env.prefix('CACHE_PREFIX');
+  const common = { appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
   if (store === 'redis') {
-    cache = { driver: 'redis', connection: redisUrl(env, env.REDIS_CACHE_DB ?? '1', env.REDIS_URL), prefix, appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
+    const cacheDb = redisDb(env.get('REDIS_CACHE_CONNECTION') ?? 'cache', 'REDIS_CACHE_CONNECTION');
+    const lockDb = redisDb(env.get('REDIS_CACHE_LOCK_CONNECTION') ?? 'default', 'REDIS_CACHE_LOCK_CONNECTION');
+    config.cache = { driver: 'redis', connection: redisUrl(env, redisBase, cacheDb), lockConnection: redisUrl(env, redisBase, lockDb), prefix, ...common };
   } else if (store === 'database') {
-    cache = { driver: 'database', connection: database, appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
+    const tables = { table: env.get('DB_CACHE_TABLE') ?? 'cache', lockTable: env.get('DB_CACHE_LOCK_TABLE') ?? 'cache_locks' };
+    config.cache = { driver: 'database', connection: database, ...tables, ...common };
+  } else if (store === 'array') {
+    config.cache = { driver: 'array' };
+    config.cacheNote = `${storeVar} is array: maxExceptions counts stay in this process, and queue:restart cannot reach it`;
   } else {
-    cacheNote = `CACHE_STORE is ${store ?? 'not set'}: queue:restart and maxExceptions counters need the redis or database cache store`;
+    config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
-  return { laravel, queue, failed, cache, cacheNote };
+  return config;
 }
 
-function laravelVersion(text: string): CliConfig['laravel'] {
-  const n = Number(text);
-  if (![8, 9, 10, 11, 12, 13].includes(n)) throw new InvalidOptionError('--laravel', `must be a Laravel major version from 8 to 13, got "${text}"`);
-  return n as CliConfig['laravel'];
-}
-
-function seconds(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidOptionError(name, `must be whole seconds, got "${text}"`);
-  return n;
-}
-
-// A redis:// URL for the given database, from REDIS_URL when set (its own path wins) or the parts.
-function redisUrl(env: Record<string, string>, db: string, base?: string): string {
-  const url = new URL(base ?? `redis://${env.REDIS_HOST ?? '127.0.0.1'}:${env.REDIS_PORT ?? '6379'}`);
-  if (!base) {
-    if (env.REDIS_USERNAME) url.username = encodeURIComponent(env.REDIS_USERNAME);
-    if (env.REDIS_PASSWORD && env.REDIS_PASSWORD !== 'null') url.password = encodeURIComponent(env.REDIS_PASSWORD);
+/**
+ * The Redis connection name to use: `given` (a command's [connection] argument), else QUEUE_CONNECTION,
+ * else "redis". Any name is taken as a Redis connection configured like the app's (it is what failed_jobs
+ * records), except the names of Laravel's other queue drivers, which larq cannot serve.
+ */
+export function redisConnection(config: Pick<CliConfig, 'defaultConnection'>, given?: string): string {
+  const name = given ?? config.defaultConnection;
+  if (NON_REDIS_DRIVERS.includes(name)) {
+    const source = given === undefined ? `QUEUE_CONNECTION is "${name}"` : `connection "${name}" is not a Redis connection`;
+    throw new LarqError(`${source}: larq serves Laravel's Redis queue only; name the Redis connection, e.g. "redis"`);
   }
-  if (!base || url.pathname === '' || url.pathname === '/') url.pathname = `/${db}`;
-  return url.toString();
+  return name;
 }
 
-function encrypter(env: Record<string, string>): Encrypter {
-  const cipher = (env.APP_CIPHER ?? 'AES-256-CBC').toLowerCase() as EncrypterCipher;
-  const previous = (env.APP_PREVIOUS_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
-  return new Encrypter(env.APP_KEY, cipher, previous);
+/** The accepted --laravel / LARQ_LARAVEL values. */
+export const LARAVEL_VERSIONS: readonly CacheLaravelVersion[] = [8, 9, 10, 11, 12, 13];
+
+function version(text: string | undefined): CacheLaravelVersion {
+  if (text === undefined) return 13;
+  const n = Number(text);
+  if (!LARAVEL_VERSIONS.includes(n as CacheLaravelVersion)) throw new InvalidOptionError('LARQ_LARAVEL', `must be a Laravel major version from 8 to 13, got "${text}"`);
+  return n as CacheLaravelVersion;
 }
 
-function databaseConfig(env: Record<string, string>, appDir: string): SqlConnectionConfig {
-  const driver = env.DB_CONNECTION ?? 'sqlite';
+// A redis:// URL for database `db`. As Laravel's URL parser does, the parts REDIS_URL carries win over
+// REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and the database; missing parts come from them.
+function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string {
+  let scheme = 'redis:';
+  let host = env.get('REDIS_HOST') ?? '127.0.0.1';
+  let port = env.int('REDIS_PORT', 6379, 65535);
+  let username = env.get('REDIS_USERNAME') ?? '';
+  let password = env.get('REDIS_PASSWORD') ?? '';
+  if (base !== undefined) {
+    const url = URL.canParse(base) ? new URL(base) : null;
+    if (!url || !['redis:', 'rediss:', 'tls:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${base}"`);
+    scheme = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
+    if (url.hostname) host = url.hostname;
+    if (url.port) port = Number(url.port);
+    if (url.username) username = decodeURIComponent(url.username);
+    if (url.password) password = decodeURIComponent(url.password);
+    const path = /^\/(\d+)$/.exec(url.pathname);
+    if (path) db = Number(path[1]);
+  }
+  const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `${scheme}//${auth}${hostPart}:${port}/${db}`;
+}
+
+function encrypter(env: LaravelEnv): Encrypter | null {
+  const key = env.get('APP_KEY');
+  if (!key) return null;
+  const previous = (env.get('APP_PREVIOUS_KEYS') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  try {
+    return new Encrypter(key, (env.get('APP_CIPHER') ?? 'AES-256-CBC').toLowerCase(), previous);
+  } catch (e) {
+    throw new InvalidOptionError('APP_KEY', (e as Error).message);
+  }
+}
+
+function databaseConfig(env: LaravelEnv, appDir: string, modern: boolean): SqlConnectionConfig {
+  const driver = env.get('DB_CONNECTION') ?? (modern ? 'sqlite' : 'mysql');
   if (driver === 'sqlite') {
-    const file = env.DB_DATABASE ?? join('database', 'database.sqlite');
-    return { driver: 'sqlite', database: isAbsolute(file) ? file : join(appDir, file) };
+    const file = env.get('DB_DATABASE') ?? join('database', 'database.sqlite');
+    return { driver, database: file === ':memory:' || isAbsolute(file) ? file : join(appDir, file) };
   }
-  const common = { host: env.DB_HOST ?? '127.0.0.1', password: env.DB_PASSWORD ?? '', database: env.DB_DATABASE ?? 'laravel' };
-  if (driver === 'mysql' || driver === 'mariadb') return { driver, ...common, port: Number(env.DB_PORT ?? 3306), user: env.DB_USERNAME ?? 'root' };
-  if (driver === 'pgsql') return { driver, ...common, port: Number(env.DB_PORT ?? 5432), user: env.DB_USERNAME ?? 'postgres' };
-  throw new InvalidOptionError('DB_CONNECTION', `is "${driver}"; larq reads sqlite, mysql, mariadb and pgsql`);
+  const server = {
+    host: env.get('DB_HOST') ?? '127.0.0.1',
+    user: env.get('DB_USERNAME') ?? (modern ? 'root' : 'forge'),
+    password: env.get('DB_PASSWORD') ?? '',
+    database: env.get('DB_DATABASE') ?? (modern ? 'laravel' : 'forge'),
+  };
+  if (driver === 'mysql' || driver === 'mariadb') {
+    const socket = env.get('DB_SOCKET');
+    return { driver, ...server, port: env.int('DB_PORT', 3306, 65535), ...(socket ? { socketPath: socket } : {}) };
+  }
+  if (driver === 'pgsql') return { driver, ...server, port: env.int('DB_PORT', 5432, 65535) };
+  throw new InvalidOptionError('DB_CONNECTION', `is "${driver}"; larq reads sqlite, mysql, mariadb and pgsql databases`);
 }
 
-function failedConfig(env: Record<string, string>, database: SqlConnectionConfig, appDir: string): FailedJobProviderConfig {
-  const driver = env.QUEUE_FAILED_DRIVER ?? 'database-uuids';
-  if (driver === 'database-uuids' || driver === 'database') return { driver, database };
-  if (driver === 'file') return { driver, path: join(appDir, 'storage', 'framework', 'cache', 'failed-jobs.json') };
+function failedConfig(env: LaravelEnv, database: SqlConnectionConfig, appDir: string, timezone: string): FailedJobProviderConfig {
+  // Laravel's queue service provider takes a null driver ("null" read by env()) as the null store.
+  const driver = env.isNull('QUEUE_FAILED_DRIVER') ? 'null' : (env.get('QUEUE_FAILED_DRIVER') ?? 'database-uuids');
+  if (driver === 'database-uuids' || driver === 'database') return { driver, database, table: env.get('QUEUE_FAILED_TABLE') ?? 'failed_jobs', timezone };
+  if (driver === 'file') return { driver, path: join(appDir, 'storage', 'framework', 'cache', 'failed-jobs.json'), timezone };
   if (driver === 'null') return { driver };
   throw new InvalidOptionError('QUEUE_FAILED_DRIVER', `is "${driver}"; larq writes database-uuids, database, file or null`);
 }
-

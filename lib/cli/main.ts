@@ -1,72 +1,68 @@
 #!/usr/bin/env node
-// The `larq` command: artisan's queue commands for a Laravel app's Redis queue, run from Node.
-import { LarqError } from '../errors';
-import { GLOBAL_HELP, UsageError } from './args';
-import { failedCommand, FAILED_HELP } from './commands/failed';
-import { clear, size } from './commands/queue';
+// The `larq` command: artisan's queue commands for a Laravel app's Redis queue, run from Node. Exit
+// statuses: 0 done, 1 failed, 2 the command line is wrong (UsageError); `larq work` returns the worker's.
+import { parse, UsageError, type Command, type Io } from './args';
+import { commandHelp, mainHelp } from './help';
+import { clear } from './commands/clear';
+import { failed } from './commands/failed';
+import { flush } from './commands/flush';
+import { forget } from './commands/forget';
+import { monitor } from './commands/monitor';
+import { pruneFailed } from './commands/prune-failed';
 import { restart } from './commands/restart';
+import { retry } from './commands/retry';
+import { size } from './commands/size';
 import { work } from './commands/work';
 
-const HELP = `Usage: larq <command> [options]
+/** Every command, in the order `larq --help` lists them. */
+export const COMMANDS: readonly Command[] = [work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, restart];
 
-Laravel's Redis queue, from Node: run jobs a Laravel app dispatched, inspect and manage its queues.
+const STDIO: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
-Commands (artisan's names):
-  work            run jobs: larq work --handlers=./handlers.js [--queue=high,default] [--concurrency=20]
-  size            queue sizes (waiting, delayed, reserved)
-  monitor         queue:monitor, with an alert threshold
-  clear           queue:clear: delete every job of a queue
-  failed          queue:failed: list failed jobs
-  retry           queue:retry <id...|all>: push failed jobs back
-  forget          queue:forget <id>: delete a failed job
-  flush           queue:flush: delete failed jobs
-  prune-failed    queue:prune-failed: delete old failed jobs
-  restart         queue:restart: tell every worker, PHP's too, to exit after its job
-
-Configuration comes from the Laravel app's environment: --app=DIR reads DIR/.env, --env=FILE another
-file; process variables win. APP_NAME, APP_KEY, REDIS_*, REDIS_QUEUE, QUEUE_CONNECTION, DB_*,
-QUEUE_FAILED_DRIVER, CACHE_STORE are read as Laravel reads them.
-
-${GLOBAL_HELP}
-
-larq <command> --help shows a command's options.`;
-
-/** Run the command line; resolves to the process exit status. */
-export async function main(argv: string[], out: (line: string) => void = (l) => console.log(l)): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      out(HELP);
+/** Run the command line `argv` (without node and the script); resolves to the exit status, never throws. */
+export async function main(argv: string[], io: Io = STDIO): Promise<number> {
+  // `larq --app=DIR size` reads as well as `larq size --app=DIR`: leading --flag=value go after the command.
+  const leading = argv.findIndex((a) => !/^--[^=]+=/.test(a));
+  const [name, ...rest] = leading > 0 ? [argv[leading], ...argv.slice(0, leading), ...argv.slice(leading + 1)] : argv;
+  try {
+    if (leading < 0 && argv.length > 0) throw new UsageError(`larq: no command given after ${argv.join(' ')} (larq --help lists the commands)`);
+    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      const topic = name === 'help' && rest.length > 0 ? find(rest[0]) : undefined;
+      io.out(topic ? commandHelp(topic) : mainHelp(COMMANDS));
       return 0;
-    case 'work':
-      return work(rest, out);
-    case 'size':
-    case 'monitor':
-      return size(command, rest, out);
-    case 'clear':
-      return clear(rest, out);
-    case 'restart':
-      return restart(rest, out);
-    default:
-      if (command in FAILED_HELP) return failedCommand(command as keyof typeof FAILED_HELP, rest, out);
-      throw new UsageError(`larq: unknown command "${command}" (larq --help lists the commands)`);
+    }
+    if (name === '--version' || name === '-V') {
+      io.out(`larq ${(require('../../package.json') as { version: string }).version}`);
+      return 0;
+    }
+    const command = find(name);
+    const parsed = parse(command, rest);
+    if (parsed.values.help) {
+      io.out(commandHelp(command));
+      return 0;
+    }
+    return await command.run(parsed, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(e.message);
+      return 2;
+    }
+    const error = e instanceof Error ? e : new Error(String(e));
+    // One line for people; the stack only on request, for bug reports.
+    io.err(`larq${COMMANDS.some((c) => c.name === name) ? ` ${name}` : ''}: ${error.message.split('\n')[0]}`);
+    if (process.env.LARQ_DEBUG) io.err(String(error.stack));
+    return 1;
   }
 }
 
+function find(name: string): Command {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command) return command;
+  const hint = name.startsWith('queue:') && COMMANDS.some((c) => c.name === name.slice(6)) ? `; did you mean "larq ${name.slice(6)}"?` : '';
+  throw new UsageError(`larq: unknown command "${name}"${hint} (larq --help lists the commands)`);
+}
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (status) => process.exit(status),
-    (error: unknown) => {
-      if (error instanceof UsageError) {
-        console.error(error.message);
-        process.exit(2);
-      }
-      console.error(error instanceof LarqError ? `larq: ${error.message}` : error);
-      process.exit(1);
-    },
-  );
+  // exit() so that a connection a handlers module left open cannot keep a finished worker alive.
+  void main(process.argv.slice(2)).then((status) => process.exit(status));
 }

@@ -1,102 +1,45 @@
-// artisan's failed-job commands on the app's failed-job store: failed, retry, forget, flush, prune-failed.
-import { createFailedJobProvider, type FailedJobRecord } from '../../failed';
-import { retryPayload } from '../../payload/Payload';
-import { RedisQueue } from '../../RedisQueue';
-import { configFor, numberFlag, parse, UsageError } from '../args';
+// `larq failed`: artisan's queue:failed. Lists the app's failed jobs, newest first.
+import type { FailedJobRecord } from '../../failed';
+import { configFor, type Command } from '../args';
+import { openFailedStore, withResources } from './shared';
 
-/** Help texts, by command. */
-export const FAILED_HELP = {
-  failed: `Usage: larq failed
-
-queue:failed: list the failed jobs (id, connection, queue, class, failed at).`,
-  retry: `Usage: larq retry <id...|all> [--queue=NAME]
-
-queue:retry: push failed jobs back onto their queue with attempts reset to 0, then forget them.
-  --queue=NAME   with "all": only the jobs that failed on this queue`,
-  forget: `Usage: larq forget <id>
-
-queue:forget: delete one failed job.`,
-  flush: `Usage: larq flush [--hours=N]
-
-queue:flush: delete every failed job, or those older than N hours.`,
-  'prune-failed': `Usage: larq prune-failed [--hours=24]
-
-queue:prune-failed: delete failed jobs older than N hours.`,
-};
-
-type FailedCommand = keyof typeof FAILED_HELP;
-
-/** Run one of the failed-job commands; resolves to the exit status. */
-export async function failedCommand(command: FailedCommand, argv: string[], out: (line: string) => void): Promise<number> {
-  const options: Record<string, { type: 'string' }> = {};
-  if (command === 'retry') options.queue = { type: 'string' };
-  if (command === 'flush' || command === 'prune-failed') options.hours = { type: 'string' };
-  const p = parse(command, argv, options);
-  if (p.values.help) return out(FAILED_HELP[command]), 0;
-  const config = configFor(p);
-  const store = createFailedJobProvider(config.failed);
+/** queue:failed's class column: displayName, else the first quoted string of data.command (the serialized class), else job. */
+export function failedJobClass(payload: string): string {
   try {
-    switch (command) {
-      case 'failed':
-        return list(await store.all(), out);
-      case 'retry': {
-        if (p.positionals.length === 0) throw new UsageError('larq retry: give the ids of the failed jobs to retry, or "all"');
-        const onQueue = p.values.queue as string | undefined;
-        const records = p.positionals.includes('all')
-          ? (await store.all()).filter((r) => onQueue === undefined || r.queue === onQueue)
-          : await Promise.all(p.positionals.map(async (id) => (await store.find(id)) ?? id));
-        const queue = new RedisQueue(config.queue);
-        try {
-          for (const record of records) {
-            if (typeof record === 'string') {
-              out(`Unable to find failed job with ID [${record}].`);
-              continue;
-            }
-            await queue.pushRaw(retryPayload(record.payload), record.queue);
-            await store.forget(record.id);
-            out(`The failed job [${record.id}] has been pushed back onto the queue!`);
-          }
-        } finally {
-          await queue.close();
-        }
-        return records.some((r) => typeof r === 'string') ? 1 : 0;
-      }
-      case 'forget': {
-        if (p.positionals.length !== 1) throw new UsageError('larq forget: give exactly one failed job id');
-        const gone = await store.forget(p.positionals[0]);
-        out(gone ? 'Failed job deleted successfully!' : 'No failed job matches the given ID.');
-        return gone ? 0 : 1;
-      }
-      case 'flush': {
-        const hours = p.values.hours === undefined ? undefined : numberFlag('flush', p, 'hours', 0);
-        await store.flush(hours);
-        out(hours === undefined ? 'All failed jobs deleted successfully!' : `All failed jobs older than ${hours} hours deleted successfully!`);
-        return 0;
-      }
-      case 'prune-failed': {
-        const hours = numberFlag('prune-failed', p, 'hours', 24);
-        const count = await store.prune(new Date(Date.now() - hours * 3600 * 1000));
-        out(`${count} entries deleted!`);
-        return 0;
-      }
-    }
-  } finally {
-    await store.close();
-  }
-}
-
-function list(records: FailedJobRecord[], out: (line: string) => void): number {
-  if (records.length === 0) return out('No failed jobs found.'), 0;
-  for (const r of records) out(`${r.failed_at}  ${String(r.id).padEnd(36)}  ${r.connection}  ${r.queue}  ${className(r.payload)}`);
-  return 0;
-}
-
-// queue:failed's class column: displayName, else the serialized command's class, else `job`.
-function className(payload: string): string {
-  try {
-    const p = JSON.parse(payload) as { displayName?: string; job?: string; data?: { command?: string } };
-    return p.displayName || /"([^"]+)"/.exec(p.data?.command ?? '')?.[1] || p.job || '';
+    const p = JSON.parse(payload) as { displayName?: unknown; job?: unknown; data?: { command?: unknown } };
+    if (typeof p.displayName === 'string' && p.displayName !== '') return p.displayName;
+    const quoted = typeof p.data?.command === 'string' ? /"([^"]+)"/.exec(p.data.command)?.[1] : undefined;
+    return quoted ?? (typeof p.job === 'string' ? p.job : '');
   } catch {
     return '';
   }
 }
+
+/** The rows of the listing. */
+export function failedRows(records: FailedJobRecord[]): { id: string | number; connection: string; queue: string; class: string; failed_at: string }[] {
+  return records.map((r) => ({ id: r.id, connection: r.connection, queue: r.queue, class: failedJobClass(r.payload), failed_at: r.failed_at }));
+}
+
+/** `larq failed`. */
+export const failed: Command = {
+  name: 'failed',
+  summary: 'queue:failed: list the failed jobs',
+  help: `Usage: larq failed [--json]
+
+queue:failed: list the failed jobs of the app's failed-job store (QUEUE_FAILED_DRIVER), newest first:
+ID (the uuid for database-uuids and file, the row id for database), connection, queue, class, failed at.
+
+  --json      print JSON instead of a table`,
+  options: { json: { type: 'boolean' } },
+  positionals: { min: 0, max: 0, what: 'nothing' },
+  async run(p, io) {
+    const config = configFor(p);
+    const rows = failedRows(await withResources((r) => openFailedStore(config, r).all()));
+    if (p.values.json) return io.out(JSON.stringify(rows)), 0;
+    if (rows.length === 0) return io.out('No failed jobs found.'), 0;
+    const table = [['ID', 'Connection', 'Queue', 'Class', 'Failed At'], ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at])];
+    const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+    for (const row of table) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
+    return 0;
+  },
+};

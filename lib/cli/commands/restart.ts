@@ -1,26 +1,32 @@
-// `larq restart`: artisan's queue:restart. Larq and PHP workers alike exit after their current job.
-import { createCacheStore } from '../../cache';
+// `larq restart`: artisan's queue:restart. Stores "now" under the cache's restart key, so every worker
+// watching that cache, larq's and php artisan queue:work's alike, exits after its current job.
+import { LarqError } from '../../errors';
 import { signalRestart } from '../../cache/signals';
-import { configFor, parse, UsageError } from '../args';
+import { configFor, type Command } from '../args';
+import { openCache, Resources } from './shared';
 
-/** What `larq restart --help` prints. */
-export const RESTART_HELP = `Usage: larq restart
+/** `larq restart`. */
+export const restart: Command = {
+  name: 'restart',
+  summary: "queue:restart: tell every worker, PHP's too, to exit after its job",
+  help: `Usage: larq restart
 
 queue:restart: tell every worker (larq's and php artisan queue:work's) to exit after its current job,
-through Laravel's cache (CACHE_STORE redis or database).`;
-
-/** Run `larq restart`. */
-export async function restart(argv: string[], out: (line: string) => void): Promise<number> {
-  const p = parse('restart', argv, {});
-  if (p.values.help) return out(RESTART_HELP), 0;
-  const config = configFor(p);
-  if (!config.cache) throw new UsageError(`larq restart: ${config.cacheNote}`);
-  const cache = createCacheStore(config.cache);
-  try {
-    await signalRestart(cache, Math.floor(Date.now() / 1000));
-    out('Broadcasting queue restart signal.');
-    return 0;
-  } finally {
-    await cache.close();
-  }
-}
+through the app's cache, which must be the redis or database store (CACHE_STORE).`,
+  options: {},
+  positionals: { min: 0, max: 0, what: 'nothing' },
+  async run(p, io) {
+    const config = configFor(p);
+    // An in-process (array) store would be written and forgotten: no worker could see the signal.
+    if (!config.cache || config.cache.driver === 'array') throw new LarqError(`${config.cacheNote}; no restart signal sent`);
+    const resources = new Resources();
+    try {
+      const cache = (await openCache(config, resources, io))!;
+      await signalRestart(cache, Date.now() / 1000);
+      io.out('Broadcasting queue restart signal.');
+      return 0;
+    } finally {
+      await resources.close();
+    }
+  },
+};

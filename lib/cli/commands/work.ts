@@ -1,133 +1,213 @@
-// `larq work`: artisan's queue:work, running the jobs a handlers module knows, on the app's Redis queue,
-// recording failures in the app's failed-job store and watching its cache for queue:restart.
+// `larq work`: artisan's queue:work. Runs the jobs a handlers module knows on the app's Redis queue, with
+// queue:work's flags, records failures in the app's failed-job store, obeys queue:restart through the
+// app's cache, drains on SIGTERM/SIGINT and exits with the worker's status.
 import { resolve } from 'path';
-import { createCacheStore } from '../../cache';
+import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
-import { createFailedJobProvider } from '../../failed';
+import { LarqError } from '../../errors';
+import { formatDateTime } from '../../failed/timestamp';
 import { Handlers } from '../../handlers/Handlers';
-import { RedisQueue } from '../../RedisQueue';
-import { configFor, numberFlag, parse, UsageError } from '../args';
+import type { RedisJob } from '../../jobs/RedisJob';
+import type { Worker } from '../../Worker';
+import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
+import { redisConnection } from '../config';
+import { openCache, openFailedStore, openQueue, Resources } from './shared';
 
-/** What `larq work --help` prints. */
-export const WORK_HELP = `Usage: larq work [connection] --handlers=MODULE [options]
+const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
-Run Laravel queue jobs in Node, with queue:work's rules for retries, timeouts and failures.
+queue:work: run the app's queued jobs in Node, with queue:work's rules for attempts, backoff, timeouts
+and failures. One line per job: RUNNING, then DONE or FAIL with its duration.
 
-  --handlers=MODULE     JS module exporting a Handlers instance (default export or "handlers"), or a
-                        function returning one; a .ts module needs node -r ts-node/register
-  --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE or "default")
-  --tries=N             attempts for jobs that do not set their own; 0 = unlimited (default 1)
-  --backoff=S[,S...]    seconds before retrying a failed job, per attempt (default 0)
+  connection            the Redis queue connection's name (default QUEUE_CONNECTION, else "redis")
+  --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
+                        is a Handlers instance or a function (may be async) returning one; resolved from the
+                        current directory. A .ts module needs ts-node: NODE_OPTIONS="-r ts-node/register"
+  --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
+  --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
+  --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
   --timeout=S           seconds a job may run; 0 = no limit (default 60)
-  --sleep=S             seconds to wait when no job is available (default 3)
-  --memory=MB           stop with status 12 at this much heap (default 128)
-  --max-jobs=N          stop after N jobs (default 0 = no limit)
-  --max-time=S          stop after S seconds (default 0 = no limit)
+  --sleep=S             seconds to wait when no job is available, may be fractional (default 3)
   --rest=S              seconds to rest after each job (default 0)
+  --memory=MB           stop with status 12 once this much memory is in use (default 128)
+  --max-jobs=N          stop after N jobs; 0 = no limit (default 0)
+  --max-time=S          stop after S seconds; 0 = no limit (default 0)
   --stop-when-empty     stop when the queues are empty
-  --once                run a single job, then exit
-  --force               run even in maintenance mode
-  --concurrency=N       jobs in flight at once (default 1: exactly queue:work's one at a time)
+  --once                run one job (if there is one), then exit
+  --force               work even while the app is down for maintenance
+  --name=NAME           the worker's name (default "default")
+  --concurrency=N       jobs in flight at once (default 1: queue:work's one at a time)
+  -q, --quiet           print nothing but errors
 
-SIGTERM or SIGINT: stop taking jobs, let the running ones finish, exit 0. SIGUSR2 pauses, SIGCONT resumes.`;
+SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
+with status 1). SIGUSR2 pauses, SIGCONT resumes. larq restart (or php artisan queue:restart) makes the
+worker exit 0 after its jobs, through the app's cache (CACHE_STORE redis or database).`;
 
-const OPTIONS = {
-  handlers: { type: 'string' },
-  queue: { type: 'string' },
-  tries: { type: 'string' },
-  backoff: { type: 'string' },
-  timeout: { type: 'string' },
-  sleep: { type: 'string' },
-  memory: { type: 'string' },
-  'max-jobs': { type: 'string' },
-  'max-time': { type: 'string' },
-  rest: { type: 'string' },
-  'stop-when-empty': { type: 'boolean' },
-  once: { type: 'boolean' },
-  force: { type: 'boolean' },
-  concurrency: { type: 'string' },
-} as const;
+/** `larq work`. */
+export const work: Command = {
+  name: 'work',
+  summary: 'queue:work: run jobs with your Node handlers (--handlers=MODULE)',
+  help: HELP,
+  options: {
+    handlers: { type: 'string' },
+    queue: { type: 'string' },
+    tries: { type: 'string' },
+    backoff: { type: 'string' },
+    timeout: { type: 'string' },
+    sleep: { type: 'string' },
+    rest: { type: 'string' },
+    memory: { type: 'string' },
+    'max-jobs': { type: 'string' },
+    'max-time': { type: 'string' },
+    'stop-when-empty': { type: 'boolean' },
+    once: { type: 'boolean' },
+    force: { type: 'boolean' },
+    name: { type: 'string' },
+    concurrency: { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
+  },
+  positionals: { min: 0, max: 1, what: 'one connection name' },
+  run,
+};
 
-/** Run `larq work`; resolves to the exit status. */
-export async function work(argv: string[], out: (line: string) => void): Promise<number> {
-  const p = parse('work', argv, OPTIONS);
-  if (p.values.help) return out(WORK_HELP), 0;
-  if (typeof p.values.handlers !== 'string') throw new UsageError('larq work: --handlers=MODULE is required: the module that registers your job handlers (see larq work --help)');
-  const backoff = p.values.backoff as string | undefined;
-  if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them, got "${backoff}"`);
-  const concurrency = numberFlag('work', p, 'concurrency', 1);
-  if (concurrency < 1) throw new UsageError('larq work: --concurrency must be at least 1');
+async function run(p: Parsed, io: Io): Promise<number> {
+  const handlersPath = stringFlag(p, 'handlers') ?? process.env.LARQ_HANDLERS;
+  if (!handlersPath) throw new UsageError('larq work: --handlers=MODULE is required: the module that exports your job handlers (see larq work --help)');
+  const backoff = stringFlag(p, 'backoff');
+  if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
   const options = {
-    maxTries: numberFlag('work', p, 'tries', 1),
+    maxTries: numberFlag(p, 'tries', 1),
     backoff: backoff ?? 0,
-    timeout: numberFlag('work', p, 'timeout', 60),
-    sleep: numberFlag('work', p, 'sleep', 3, false),
-    memory: numberFlag('work', p, 'memory', 128),
-    maxJobs: numberFlag('work', p, 'max-jobs', 0),
-    maxTime: numberFlag('work', p, 'max-time', 0),
-    rest: numberFlag('work', p, 'rest', 0, false),
+    timeout: numberFlag(p, 'timeout', 60),
+    sleep: numberFlag(p, 'sleep', 3, { fractional: true }),
+    rest: numberFlag(p, 'rest', 0, { fractional: true }),
+    memory: numberFlag(p, 'memory', 128),
+    maxJobs: numberFlag(p, 'max-jobs', 0),
+    maxTime: numberFlag(p, 'max-time', 0, { fractional: true }),
     stopWhenEmpty: p.values['stop-when-empty'] === true,
     force: p.values.force === true,
-    concurrency,
+    name: stringFlag(p, 'name') ?? 'default',
+    concurrency: numberFlag(p, 'concurrency', 1, { min: 1 }),
     handleSignals: true,
   };
   const config = configFor(p);
-  const handlers = await loadHandlers(p.values.handlers);
-  const queue = new RedisQueue(config.queue);
-  const failed = createFailedJobProvider(config.failed);
-  const cache = config.cache ? createCacheStore(config.cache) : undefined;
-  if (config.cacheNote) out(`note: ${config.cacheNote}`);
-  const worker = createWorker(queue, handlers, options, { failed, cache });
-  report(worker, out);
+  const connectionName = redisConnection(config, p.positionals[0]);
+  const handlers = await loadHandlers(handlersPath);
+  const resources = new Resources();
   try {
-    const queues = (p.values.queue as string | undefined) ?? config.queue.queue;
+    const queue = await openQueue(config, connectionName, resources, io, true);
+    const failed = openFailedStore(config, resources);
+    const cache = await openCache(config, resources, io, true);
+    if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
+    const worker = createWorker(queue, handlers, options, { failed, cache });
+    const queues = stringFlag(p, 'queue') ?? config.queue.queue;
+    if (!p.values.quiet) report(worker, io, config.timezone);
+    reportErrors(worker, io);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
     }
-    const result = await worker.daemon(queues);
-    return result.status;
+    const info = (line: string) => p.values.quiet || io.out(line);
+    info(`\n  INFO  Processing jobs from the [${queues}] queue.\n`);
+    const stopForced = forceOnSecondSignal(io);
+    try {
+      const result = await worker.daemon(queues);
+      info(`  INFO  Worker stopped: ${result.reason} (status ${result.status}).`);
+      return result.status;
+    } finally {
+      stopForced();
+    }
   } finally {
-    await Promise.allSettled([queue.close(), failed.close(), cache?.close()]);
+    await resources.close();
   }
 }
 
-// One line per job, as artisan's queue:work prints them.
-function report(worker: ReturnType<typeof createWorker>, out: (line: string) => void): void {
-  const started = new Map<unknown, number>();
-  const line = (name: string, status: string, ms?: number) => {
-    const time = new Date().toISOString().replace('T', ' ').slice(0, 19);
-    const tail = ms === undefined ? status : `${ms}ms ${status}`;
-    out(`  ${time} ${name} ${'.'.repeat(Math.max(3, 70 - name.length - tail.length))} ${tail}`);
+// The first SIGTERM/SIGINT drains (the worker's own handler); a second one means "now", as an operator
+// pressing Ctrl-C twice expects, without waiting for a long job.
+function forceOnSecondSignal(io: Io): () => void {
+  let seen = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++seen === 1) io.err(`larq work: ${signal}: finishing the running jobs, then exiting (again to exit now)`);
+    else process.exit(1);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+}
+
+// queue:work's console lines: "  <time> <job name> .... RUNNING", then ".... 12.34ms DONE" or FAIL.
+// Each is a whole line, so jobs running side by side (--concurrency) do not garble each other.
+function report(worker: Worker<RedisJob>, io: Io, timezone: string): void {
+  const started = new WeakMap<RedisJob, number>();
+  const width = Math.min(Math.max(process.stdout.columns ?? 100, 60), 160);
+  const line = (job: RedisJob, status: string) => {
+    const name = job.resolveName();
+    let tail = status;
+    const at = started.get(job);
+    if (status !== 'RUNNING' && at !== undefined) {
+      const ms = performance.now() - at;
+      tail = `${ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(2)}ms`} ${status}`;
+      started.delete(job);
+    }
+    const head = `  ${formatDateTime(Date.now(), timezone)} ${name} `;
+    io.out(`${head}${'.'.repeat(Math.max(3, width - head.length - tail.length - 1))} ${tail}`);
   };
   worker.on('JobProcessing', (e) => {
-    started.set(e.job, Date.now());
-    line(e.job.resolveName(), 'RUNNING');
+    started.set(e.job, performance.now());
+    line(e.job, 'RUNNING');
   });
-  worker.on('JobProcessed', (e) => {
-    if (e.job.hasFailed()) return;
-    line(e.job.resolveName(), 'DONE', Date.now() - (started.get(e.job) ?? Date.now()));
-    started.delete(e.job);
-  });
-  worker.on('JobFailed', (e) => {
-    line(e.job.resolveName(), 'FAIL', Date.now() - (started.get(e.job) ?? Date.now()));
-    started.delete(e.job);
-  });
-  worker.on('error', (e) => out(`error: ${e instanceof Error ? e.message : String(e)}`));
+  // A job that failed or released itself still fires JobProcessed; its FAIL line was already written.
+  worker.on('JobProcessed', (e) => started.has(e.job) && !e.job.hasFailed() && line(e.job, 'DONE'));
+  worker.on('JobReleasedAfterException', (e) => line(e.job, 'FAIL'));
+  worker.on('JobFailed', (e) => line(e.job, 'FAIL'));
 }
 
-async function loadHandlers(path: string): Promise<Handlers> {
+// Every exception goes to stderr, one line each; a job's names the job, as Laravel's log entry would.
+function reportErrors(worker: Worker<RedisJob>, io: Io): void {
+  const named = new WeakSet<Error>();
+  worker.on('JobExceptionOccurred', (e) => {
+    named.add(e.exception);
+    io.err(`larq work: ${e.job.resolveName()} (attempt ${e.job.attempts()}): ${e.exception.message.split('\n')[0]}`);
+  });
+  worker.on('error', (e) => named.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+}
+
+/** Load the handlers module at `path` (relative to the current directory) and return its Handlers. */
+export async function loadHandlers(path: string): Promise<Handlers> {
+  const file = resolve(process.cwd(), path);
+  if (/\.[cm]?ts$/.test(file) && !require.extensions['.ts']) {
+    throw new UsageError(`larq work: --handlers=${path} is TypeScript: run larq with NODE_OPTIONS="-r ts-node/register", or compile it to JavaScript`);
+  }
   let mod: Record<string, unknown>;
   try {
-    mod = require(resolve(process.cwd(), path)) as Record<string, unknown>;
+    try {
+      mod = require(file) as Record<string, unknown>;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw e;
+      // An ES module: import() it; written through Function so the CommonJS build keeps a real import().
+      const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<Record<string, unknown>>;
+      mod = await importModule(pathToFileURL(file).href);
+    }
   } catch (e) {
-    throw new UsageError(`larq work: cannot load --handlers=${path}: ${(e as Error).message.split('\n')[0]}`);
+    const error = e as Error & { code?: string };
+    const first = error.message.split('\n')[0];
+    // A missing file is a usage mistake; an error thrown by the module itself is the module's problem.
+    if ((error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && first.includes(file)) {
+      throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
+    }
+    throw new LarqError(`loading --handlers=${path} failed: ${first}`, { cause: e });
   }
-  let exported = mod.default ?? mod.handlers;
-  if (typeof exported === 'function' && !(exported instanceof Handlers)) exported = await (exported as () => unknown)();
-  // instanceof fails across two copies of larq; a duck-typed registry works as well.
-  if (exported instanceof Handlers || (typeof exported === 'object' && exported !== null && typeof (exported as Handlers).run === 'function')) {
-    return exported as Handlers;
-  }
-  throw new UsageError(`larq work: ${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
+  let exported: unknown = mod.default ?? mod.handlers ?? mod;
+  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as () => unknown)();
+  if (isHandlers(exported)) return exported;
+  throw new UsageError(`larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
+}
+
+// instanceof fails when the module got its Handlers from another copy of larq; the shape is what counts.
+function isHandlers(value: unknown): value is Handlers {
+  if (value instanceof Handlers) return true;
+  const v = value as Partial<Handlers> | null;
+  return typeof v === 'object' && v !== null && typeof v.run === 'function' && typeof v.failed === 'function' && typeof v.bindFailer === 'function';
 }

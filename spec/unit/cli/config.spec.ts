@@ -1,49 +1,154 @@
-// Reading a Laravel app's .env and turning it into larq's configuration, as Laravel's config files do.
+// A Laravel app's environment turned into larq's configuration, as the skeleton's config files read it.
 import { expect } from 'chai';
-import { configFromEnv } from '../../../lib/cli/config';
-import { parseDotenv } from '../../../lib/cli/dotenv';
-import { InvalidOptionError } from '../../../lib/errors';
+import { configFromEnv, redisConnection } from '../../../lib/cli/config';
+import { InvalidOptionError, LarqError } from '../../../lib/errors';
+import { Encrypter } from '../../../lib/php/Encrypter';
+
+const KEY = 'base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=';
 
 describe('larq CLI configuration', function () {
-  it('parses .env syntax: quotes, comments, export, escapes and ${VAR} expansion', function () {
-    const env = parseDotenv(
-      ['# comment', 'APP_NAME="My Shop"', "RAW='keep ${NOT} \\n'", 'export REDIS_HOST=10.0.0.5 # trailing', 'URL=redis://${REDIS_HOST}:6379', 'EMPTY=', 'Q="a \\"b\\"\\nc"'].join('\n'),
-    );
-    expect(env).to.deep.equal({ APP_NAME: 'My Shop', RAW: 'keep ${NOT} \\n', REDIS_HOST: '10.0.0.5', URL: 'redis://10.0.0.5:6379', EMPTY: '', Q: 'a "b"\nc' });
-  });
-
-  it("derives the Redis prefix as each Laravel line's skeleton does, unless REDIS_PREFIX is set", function () {
-    expect(configFromEnv({ APP_NAME: 'My Shop', LARQ_LARAVEL: '8' }).queue.prefix).to.equal('my_shop_database_');
-    expect(configFromEnv({ APP_NAME: 'My Shop', LARQ_LARAVEL: '11' }).queue.laravel).to.equal(8);
-    expect(configFromEnv({ APP_NAME: 'My Shop' }).queue.prefix).to.equal('my-shop-database-');
-    expect(configFromEnv({ APP_NAME: 'My Shop', REDIS_PREFIX: 'x_' }).queue.prefix).to.equal('x_');
-    expect(configFromEnv({}, { prefix: 'flag_' }).queue.prefix).to.equal('flag_');
-  });
-
-  it('builds the Redis URL, queue, retry_after and block_for from REDIS_*', function () {
-    const c = configFromEnv({ REDIS_HOST: 'r.local', REDIS_PORT: '6380', REDIS_PASSWORD: 's3cret', REDIS_DB: '2', REDIS_QUEUE: 'jobs', REDIS_QUEUE_RETRY_AFTER: '120', REDIS_QUEUE_BLOCK_FOR: '5' });
-    expect(c.queue).to.include({ connection: 'redis://:s3cret@r.local:6380/2', queue: 'jobs', retryAfter: 120, blockFor: 5 });
-    expect(configFromEnv({}).queue).to.include({ connection: 'redis://127.0.0.1:6379/0', queue: 'default', retryAfter: 90, blockFor: null });
-  });
-
-  it('maps DB_* and QUEUE_FAILED_DRIVER to the failed-job store', function () {
-    expect(configFromEnv({ DB_CONNECTION: 'pgsql', DB_HOST: 'db', DB_DATABASE: 'shop', DB_USERNAME: 'u', DB_PASSWORD: 'p' }).failed).to.deep.equal({
-      driver: 'database-uuids',
-      database: { driver: 'pgsql', host: 'db', port: 5432, user: 'u', password: 'p', database: 'shop' },
+  describe('the Redis prefix', function () {
+    it("is derived as each skeleton does: slug(APP_NAME,'_')_database_ up to 12, slug(APP_NAME)-database- in 13", function () {
+      expect(configFromEnv({ APP_NAME: 'My Shop', LARQ_LARAVEL: '8' }).queue.prefix).to.equal('my_shop_database_');
+      expect(configFromEnv({ APP_NAME: 'My Shop', LARQ_LARAVEL: '12' }).queue.prefix).to.equal('my_shop_database_');
+      expect(configFromEnv({ APP_NAME: 'My Shop' }).queue.prefix).to.equal('my-shop-database-');
+      expect(configFromEnv({}).queue.prefix).to.equal('laravel-database-');
+      expect(configFromEnv({ APP_NAME: 'My Shop' }, { laravel: 10 }).queue.prefix).to.equal('my_shop_database_');
     });
-    expect(configFromEnv({ DB_DATABASE: 'db.sqlite' }, { app: '/srv/shop' }).failed).to.deep.equal({ driver: 'database-uuids', database: { driver: 'sqlite', database: '/srv/shop/db.sqlite' } });
-    expect(configFromEnv({ QUEUE_FAILED_DRIVER: 'file' }, { app: '/srv/shop' }).failed).to.deep.equal({ driver: 'file', path: '/srv/shop/storage/framework/cache/failed-jobs.json' });
+
+    it('is REDIS_PREFIX when set ("null" or "empty" meaning none), and --prefix over everything', function () {
+      expect(configFromEnv({ APP_NAME: 'My Shop', REDIS_PREFIX: 'x_' }).queue.prefix).to.equal('x_');
+      expect(configFromEnv({ REDIS_PREFIX: 'null' }).queue.prefix).to.equal('');
+      expect(configFromEnv({ REDIS_PREFIX: '(empty)' }).queue.prefix).to.equal('');
+      expect(configFromEnv({ REDIS_PREFIX: 'x_' }, { prefix: 'flag_' }).queue.prefix).to.equal('flag_');
+    });
+
+    it('picks the payload line from the major version', function () {
+      expect([8, 9, 10, 11, 12, 13].map((v) => configFromEnv({ LARQ_LARAVEL: String(v) }).queue.laravel)).to.deep.equal([8, 8, 8, 8, 12, 13]);
+    });
   });
 
-  it('uses the redis cache store on REDIS_CACHE_DB, and says why there is none otherwise', function () {
-    const c = configFromEnv({ CACHE_DRIVER: 'redis', REDIS_CACHE_DB: '3', APP_NAME: 'Shop', LARQ_LARAVEL: '10' });
-    expect(c.cache).to.include({ driver: 'redis', connection: 'redis://127.0.0.1:6379/3', laravel: 10, appName: 'Shop' });
-    expect(configFromEnv({ CACHE_STORE: 'file' }).cacheNote).to.match(/CACHE_STORE is file/);
+  describe('Redis', function () {
+    it('builds the URL from REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and REDIS_DB', function () {
+      const c = configFromEnv({ REDIS_HOST: 'r.local', REDIS_PORT: '6380', REDIS_USERNAME: 'app', REDIS_PASSWORD: 's3cr@t', REDIS_DB: '2' });
+      expect(c.queue.connection).to.equal('redis://app:s3cr%40t@r.local:6380/2');
+      expect(configFromEnv({ REDIS_PASSWORD: 'null' }).queue.connection).to.equal('redis://127.0.0.1:6379/0');
+    });
+
+    it("takes REDIS_URL's parts over REDIS_*, and the rest from them, as Laravel's URL parser does", function () {
+      expect(configFromEnv({ REDIS_URL: 'rediss://u:p@cache.example:7000/3', REDIS_PASSWORD: 'other' }).queue.connection).to.equal('rediss://u:p@cache.example:7000/3');
+      expect(configFromEnv({ REDIS_URL: 'redis://cache.example', REDIS_PASSWORD: 'pw', REDIS_DB: '4' }).queue.connection).to.equal('redis://:pw@cache.example:6379/4');
+      expect(configFromEnv({ REDIS_URL: 'redis://a:1' }, { redisUrl: 'redis://b:2/5' }).queue.connection).to.equal('redis://b:2/5');
+    });
+
+    it("reads the queue connection's settings: REDIS_QUEUE, retry_after, block_for, REDIS_QUEUE_CONNECTION", function () {
+      expect(configFromEnv({ REDIS_QUEUE: 'jobs', REDIS_QUEUE_RETRY_AFTER: '120', REDIS_QUEUE_BLOCK_FOR: '5' }).queue).to.include({ queue: 'jobs', retryAfter: 120, blockFor: 5 });
+      expect(configFromEnv({}).queue).to.include({ connection: 'redis://127.0.0.1:6379/0', queue: 'default', retryAfter: 90, blockFor: null, appName: 'Laravel' });
+      expect(configFromEnv({ REDIS_QUEUE_CONNECTION: 'cache', REDIS_CACHE_DB: '7' }).queue.connection).to.equal('redis://127.0.0.1:6379/7');
+    });
+
+    it('builds an encrypter from APP_KEY, APP_CIPHER and APP_PREVIOUS_KEYS', function () {
+      expect(configFromEnv({}).queue.encrypter).to.equal(null);
+      const encrypter = configFromEnv({ APP_KEY: KEY, APP_PREVIOUS_KEYS: `${Encrypter.generateKey()}, ${KEY}` }).queue.encrypter!;
+      expect(new Encrypter(KEY).decrypt(encrypter.encrypt('hi'))).to.equal('hi');
+      expect(() => configFromEnv({ APP_KEY: 'short' })).to.throw(InvalidOptionError, /^APP_KEY: aes-256-cbc needs a 32-byte key/);
+    });
   });
 
-  it('rejects what larq cannot serve, naming the variable', function () {
-    expect(() => configFromEnv({ QUEUE_CONNECTION: 'sqs' })).to.throw(InvalidOptionError, /^QUEUE_CONNECTION: is "sqs"/);
-    expect(() => configFromEnv({ DB_CONNECTION: 'oracle' })).to.throw(InvalidOptionError, /^DB_CONNECTION:/);
-    expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^--laravel: must be a Laravel major version from 8 to 13/);
+  describe('the failed-job store', function () {
+    it('is database-uuids on DB_* with the version defaults: sqlite in the app (11+), mysql forge (up to 10)', function () {
+      expect(configFromEnv({}, { app: '/srv/shop' }).failed).to.deep.equal({
+        driver: 'database-uuids',
+        database: { driver: 'sqlite', database: '/srv/shop/database/database.sqlite' },
+        table: 'failed_jobs',
+        timezone: 'UTC',
+      });
+      expect(configFromEnv({ LARQ_LARAVEL: '10' }).failed).to.deep.include({ database: { driver: 'mysql', host: '127.0.0.1', port: 3306, user: 'forge', password: '', database: 'forge' } });
+    });
+
+    it('maps DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD, DB_SOCKET', function () {
+      const env = { DB_CONNECTION: 'pgsql', DB_HOST: 'db', DB_DATABASE: 'shop', DB_USERNAME: 'u', DB_PASSWORD: 'p', QUEUE_FAILED_DRIVER: 'database', APP_TIMEZONE: 'Europe/Paris' };
+      expect(configFromEnv(env).failed).to.deep.equal({
+        driver: 'database',
+        database: { driver: 'pgsql', host: 'db', port: 5432, user: 'u', password: 'p', database: 'shop' },
+        table: 'failed_jobs',
+        timezone: 'Europe/Paris',
+      });
+      expect(configFromEnv({ DB_CONNECTION: 'mariadb', DB_PORT: '3307', DB_SOCKET: '/run/mysqld.sock' }).failed).to.deep.include({
+        database: { driver: 'mariadb', host: '127.0.0.1', port: 3307, user: 'root', password: '', database: 'laravel', socketPath: '/run/mysqld.sock' },
+      });
+      expect(configFromEnv({ DB_DATABASE: 'db.sqlite', QUEUE_FAILED_TABLE: 'failures' }, { app: '/srv/shop' }).failed).to.deep.include({ database: { driver: 'sqlite', database: '/srv/shop/db.sqlite' }, table: 'failures' });
+      expect(configFromEnv({ DB_DATABASE: '/abs/db.sqlite' }, { app: '/srv/shop' }).failed).to.deep.include({ database: { driver: 'sqlite', database: '/abs/db.sqlite' } });
+    });
+
+    it('is the file or null store on QUEUE_FAILED_DRIVER', function () {
+      expect(configFromEnv({ QUEUE_FAILED_DRIVER: 'file' }, { app: '/srv/shop' }).failed).to.deep.equal({ driver: 'file', path: '/srv/shop/storage/framework/cache/failed-jobs.json', timezone: 'UTC' });
+      expect(configFromEnv({ QUEUE_FAILED_DRIVER: 'null' }).failed).to.deep.equal({ driver: 'null' });
+    });
+  });
+
+  describe('the cache store', function () {
+    it('is Redis on REDIS_CACHE_DB with locks on REDIS_DB, sharing the Redis prefix', function () {
+      const c = configFromEnv({ CACHE_DRIVER: 'redis', REDIS_CACHE_DB: '3', APP_NAME: 'Shop', LARQ_LARAVEL: '10', CACHE_PREFIX: 'c_' });
+      expect(c.cache).to.deep.equal({
+        driver: 'redis',
+        connection: 'redis://127.0.0.1:6379/3',
+        lockConnection: 'redis://127.0.0.1:6379/0',
+        prefix: 'shop_database_',
+        appName: 'Shop',
+        laravel: 10,
+        cachePrefix: 'c_',
+      });
+      expect(c.cacheNote).to.equal(undefined);
+    });
+
+    it("is read from the version's variable: CACHE_DRIVER up to 10, CACHE_STORE from 11, the other as fallback", function () {
+      expect(configFromEnv({ LARQ_LARAVEL: '8', CACHE_STORE: 'database', CACHE_DRIVER: 'redis' }).cache).to.include({ driver: 'redis' });
+      expect(configFromEnv({ LARQ_LARAVEL: '11', CACHE_STORE: 'database', CACHE_DRIVER: 'redis' }).cache).to.include({ driver: 'database' });
+      expect(configFromEnv({ LARQ_LARAVEL: '8', CACHE_STORE: 'redis' }).cache).to.include({ driver: 'redis' });
+    });
+
+    it('is the database store by default from Laravel 11, on the DB_* database', function () {
+      const c = configFromEnv({ DB_CACHE_TABLE: 'my_cache' }, { app: '/srv/shop' });
+      expect(c.cache).to.deep.equal({
+        driver: 'database',
+        connection: { driver: 'sqlite', database: '/srv/shop/database/database.sqlite' },
+        table: 'my_cache',
+        lockTable: 'cache_locks',
+        appName: 'Laravel',
+        laravel: 13,
+      });
+    });
+
+    it('is none for file (the default up to Laravel 10) and other stores, saying why', function () {
+      expect(configFromEnv({ LARQ_LARAVEL: '9' }).cache).to.equal(undefined);
+      const file = configFromEnv({ CACHE_STORE: 'file' });
+      expect(file.cache).to.equal(undefined);
+      expect(file.cacheNote).to.match(/^CACHE_STORE is file: larq reads the redis, database or array stores/);
+      expect(configFromEnv({ LARQ_LARAVEL: '9' }).cacheNote).to.match(/^CACHE_DRIVER is file: /);
+      expect(configFromEnv({ CACHE_STORE: 'memcached' }).cacheNote).to.match(/^CACHE_STORE is memcached: larq reads the redis, database or array stores/);
+      expect(configFromEnv({ CACHE_STORE: 'array' })).to.deep.include({ cache: { driver: 'array' } });
+    });
+  });
+
+  describe('queue connections', function () {
+    it('default to QUEUE_CONNECTION, else redis, and refuse the other drivers', function () {
+      expect(redisConnection(configFromEnv({}))).to.equal('redis');
+      expect(redisConnection(configFromEnv({ QUEUE_CONNECTION: 'redis-long' }))).to.equal('redis-long');
+      expect(redisConnection(configFromEnv({ QUEUE_CONNECTION: 'database' }), 'redis')).to.equal('redis');
+      expect(() => redisConnection(configFromEnv({ QUEUE_CONNECTION: 'sqs' }))).to.throw(LarqError, /^QUEUE_CONNECTION is "sqs": larq serves Laravel's Redis queue only/);
+      expect(() => redisConnection(configFromEnv({}), 'sync')).to.throw(LarqError, /^connection "sync" is not a Redis connection/);
+    });
+  });
+
+  it('rejects values it cannot use, naming the variable', function () {
+    expect(() => configFromEnv({ DB_CONNECTION: 'sqlsrv' })).to.throw(InvalidOptionError, /^DB_CONNECTION: is "sqlsrv"; larq reads sqlite, mysql, mariadb and pgsql/);
+    expect(() => configFromEnv({ QUEUE_FAILED_DRIVER: 'dynamodb' })).to.throw(InvalidOptionError, /^QUEUE_FAILED_DRIVER: is "dynamodb"/);
+    expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel major version from 8 to 13, got "7"/);
+    expect(() => configFromEnv({ REDIS_PORT: '63a' })).to.throw(InvalidOptionError, /^REDIS_PORT: must be a whole number from 0 to 65535, got "63a"/);
+    expect(() => configFromEnv({ REDIS_QUEUE_RETRY_AFTER: '-1' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_RETRY_AFTER:/);
+    expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => configFromEnv({ APP_TIMEZONE: 'Mars/Base' })).to.throw(InvalidOptionError, /^APP_TIMEZONE: unknown time zone/);
+    expect(() => configFromEnv({ REDIS_QUEUE_CONNECTION: 'queue' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_CONNECTION: is "queue"/);
   });
 });

@@ -1,0 +1,78 @@
+// `larq monitor`: artisan's queue:monitor. Each queue's size (pending + delayed + reserved, as Laravel's
+// size()), its parts, and ALERT once it reaches --max. Also the table `larq size` prints.
+import { configFor, numberFlag, UsageError, type Command, type Io, type Parsed } from '../args';
+import { redisConnection } from '../config';
+import { openQueue, Resources } from './shared';
+
+/** One queue's sizes. */
+export interface QueueSizes {
+  connection: string;
+  queue: string;
+  size: number;
+  pending: number;
+  delayed: number;
+  reserved: number;
+  status?: 'OK' | 'ALERT';
+}
+
+/**
+ * The sizes of `list` (comma-separated, each "queue" or "connection:queue", split on the first ":" as
+ * artisan does; default the configured queue). Every connection is read from the app's one Redis.
+ */
+export async function readSizes(p: Parsed, io: Io, list: string | undefined): Promise<QueueSizes[]> {
+  const config = configFor(p);
+  const entries = (list ?? config.queue.queue).split(',').map((raw) => {
+    const entry = raw.trim();
+    if (entry === '' || entry.endsWith(':')) throw new UsageError(`larq ${p.command}: empty queue name in "${list}"`);
+    const colon = entry.indexOf(':');
+    const connection = redisConnection(config, colon < 0 ? undefined : entry.slice(0, colon));
+    return { connection, queue: colon < 0 ? entry : entry.slice(colon + 1) };
+  });
+  const resources = new Resources();
+  try {
+    const queue = await openQueue(config, entries[0].connection, resources, io);
+    const rows: QueueSizes[] = [];
+    for (const { connection, queue: name } of entries) {
+      const [size, pending, delayed, reserved] = await Promise.all([queue.size(name), queue.pendingSize(name), queue.delayedSize(name), queue.reservedSize(name)]);
+      rows.push({ connection, queue: name, size, pending, delayed, reserved });
+    }
+    return rows;
+  } finally {
+    await resources.close();
+  }
+}
+
+/** Print `rows` as an aligned table (or JSON), with the status column when the rows have one. */
+export function printSizes(rows: QueueSizes[], io: Io, json: boolean): void {
+  if (json) return io.out(JSON.stringify(rows));
+  const withStatus = rows.some((r) => r.status !== undefined);
+  const names = rows.map((r) => `${r.connection}:${r.queue}`);
+  const width = Math.max('Queue'.length, ...names.map((n) => n.length));
+  const head = ['Size', 'Pending', 'Delayed', 'Reserved'];
+  const columns = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(head[i].length + 2)).join('');
+  io.out(`${'Queue'.padEnd(width)}${columns(head)}${withStatus ? '  Status' : ''}`);
+  rows.forEach((r, i) => io.out(`${names[i].padEnd(width)}${columns([r.size, r.pending, r.delayed, r.reserved])}${withStatus ? `  ${r.status}` : ''}`));
+}
+
+/** `larq monitor`. */
+export const monitor: Command = {
+  name: 'monitor',
+  summary: 'queue:monitor: queue sizes, ALERT at --max',
+  help: `Usage: larq monitor [queues] [--max=1000] [--json]
+
+queue:monitor: each queue's size (pending + delayed + reserved) and its parts, with ALERT once the size
+reaches --max. Exits 1 when a queue is in ALERT (artisan exits 0), so a script or cron job can react.
+
+  queues      comma-separated, each "queue" or "connection:queue" (default REDIS_QUEUE, else "default")
+  --max=N     the size that raises an alert (default 1000)
+  --json      print JSON instead of a table`,
+  options: { max: { type: 'string' }, json: { type: 'boolean' } },
+  positionals: { min: 0, max: 1, what: 'one comma-separated list of queues' },
+  async run(p, io) {
+    const max = numberFlag(p, 'max', 1000);
+    const rows = await readSizes(p, io, p.positionals[0]);
+    for (const row of rows) row.status = row.size >= max ? 'ALERT' : 'OK';
+    printSizes(rows, io, p.values.json === true);
+    return rows.some((r) => r.status === 'ALERT') ? 1 : 0;
+  },
+};

@@ -1,0 +1,118 @@
+// What the commands share: opening the app's Redis queue, failed-job store and cache store from the
+// configuration, with connection problems turned into one readable line, and closing them again.
+import { existsSync } from 'fs';
+import Redis from 'ioredis';
+import { createCacheStore, type CacheStore } from '../../cache';
+import { LarqError } from '../../errors';
+import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
+import { RedisQueue } from '../../RedisQueue';
+import type { SqlConnectionConfig } from '../../sql';
+import type { Io } from '../args';
+import type { CliConfig } from '../config';
+
+/** Closes what a command opened, last opened first, even when the command failed. */
+export class Resources {
+  private readonly closers: (() => Promise<unknown>)[] = [];
+
+  /** Remember how to close something. */
+  add(close: () => Promise<unknown>): void {
+    this.closers.push(close);
+  }
+
+  /** Close everything; errors while closing are ignored (the command's own outcome matters). */
+  async close(): Promise<void> {
+    for (const close of this.closers.reverse()) await close().catch(() => undefined);
+    this.closers.length = 0;
+  }
+}
+
+/** Run `fn` with a fresh Resources, closing them afterwards whatever happens. */
+export async function withResources<T>(fn: (resources: Resources) => Promise<T>): Promise<T> {
+  const resources = new Resources();
+  try {
+    return await fn(resources);
+  } finally {
+    await resources.close();
+  }
+}
+
+/** `redis://host:port/db` without credentials, for messages. */
+export function describeRedis(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
+/**
+ * Connect to Redis at `url` and fail with one line when it cannot be reached. A one-shot command gives up
+ * on the first broken connection; a worker (`persistent`) reconnects once it was up, reporting each new
+ * problem on stderr once, rather than ioredis' "Unhandled error event" on every retry.
+ */
+export async function openRedis(url: string, resources: Resources, io: Io, persistent = false): Promise<Redis> {
+  let connected = false;
+  let lastProblem = '';
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: persistent ? 20 : 1,
+    retryStrategy: (times) => (persistent && connected ? Math.min(times * 50, 2000) : null),
+  });
+  let firstProblem: Error | undefined;
+  client.on('error', (e: Error) => {
+    firstProblem ??= e;
+    if (!connected || e.message === lastProblem) return;
+    lastProblem = e.message;
+    io.err(`larq: Redis ${describeRedis(url)}: ${e.message}${persistent ? ' (reconnecting)' : ''}`);
+  });
+  client.on('ready', () => (lastProblem = ''));
+  try {
+    await client.connect();
+  } catch (e) {
+    client.disconnect();
+    // ioredis rejects with "Connection is closed."; the socket's own error says why.
+    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${(firstProblem ?? (e as Error)).message}`);
+  }
+  connected = true;
+  resources.add(() => client.quit().catch(() => client.disconnect()));
+  return client;
+}
+
+/** The app's Redis queue under the connection name `connectionName`. */
+export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false): Promise<RedisQueue> {
+  const client = await openRedis(config.queue.connection, resources, io, persistent);
+  const queue = new RedisQueue({ ...config.queue, connection: client, connectionName });
+  resources.add(() => queue.close());
+  return queue;
+}
+
+/** The app's failed-job store (QUEUE_FAILED_DRIVER). */
+export function openFailedStore(config: CliConfig, resources: Resources): FailedJobProvider {
+  if (config.failed.driver === 'database' || config.failed.driver === 'database-uuids') requireSqliteFile(config.failed.database as SqlConnectionConfig);
+  const store = createFailedJobProvider(config.failed);
+  resources.add(() => store.close());
+  return store;
+}
+
+/** The app's cache store, or undefined when it is none larq can use (config.cacheNote says why). */
+export async function openCache(config: CliConfig, resources: Resources, io: Io, persistent = false): Promise<CacheStore | undefined> {
+  const cache = config.cache;
+  if (cache === undefined) return undefined;
+  let store: CacheStore;
+  if (cache.driver === 'redis') {
+    const url = cache.connection as string;
+    const lockUrl = (cache.lockConnection as string | undefined) ?? url;
+    const connection = await openRedis(url, resources, io, persistent);
+    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent);
+    store = createCacheStore({ ...cache, connection, lockConnection });
+  } else {
+    if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);
+    store = createCacheStore(cache);
+  }
+  resources.add(() => store.close());
+  return store;
+}
+
+// Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq.
+function requireSqliteFile(db: SqlConnectionConfig): void {
+  if (db.driver === 'sqlite' && 'database' in db && db.database !== ':memory:' && !existsSync(db.database)) {
+    throw new LarqError(`DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`);
+  }
+}

@@ -1,0 +1,67 @@
+// Reading a Laravel .env as Laravel's dotenv does: the syntax, and the process environment winning.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { DotenvError, laravelEnv, loadEnvironment, parseDotenv } from '../../../lib/cli/dotenv';
+import { InvalidOptionError } from '../../../lib/errors';
+
+describe('larq CLI .env files', function () {
+  it('reads KEY=value lines, export, comments and blank lines', function () {
+    const env = parseDotenv(['# comment', '', 'APP_NAME=Shop', 'export REDIS_HOST=10.0.0.5 # trailing', 'SPACED = x ', 'HASH=a#b', 'EMPTY=', 'DOTTED.KEY=1'].join('\n'));
+    expect(env).to.deep.equal({ APP_NAME: 'Shop', REDIS_HOST: '10.0.0.5', SPACED: 'x', HASH: 'a#b', EMPTY: '', 'DOTTED.KEY': '1' });
+  });
+
+  it('keeps single-quoted values literal and unescapes double-quoted ones', function () {
+    const env = parseDotenv(["RAW='keep ${NOT} \\n # this'", 'Q="a \\"b\\"\\tc\\nd" # comment', 'DOLLAR="\\${X}"', 'X=1'].join('\n'));
+    expect(env).to.deep.equal({ RAW: 'keep ${NOT} \\n # this', Q: 'a "b"\tc\nd', DOLLAR: '${X}', X: '1' });
+  });
+
+  it('lets a double-quoted value span lines', function () {
+    expect(parseDotenv('KEY="-----BEGIN\nline\n-----END"\nNEXT=1')).to.deep.equal({ KEY: '-----BEGIN\nline\n-----END', NEXT: '1' });
+  });
+
+  it('expands ${VAR} from the process first, then earlier lines, else empty', function () {
+    const text = ['REDIS_HOST=file-host', 'URL=redis://${REDIS_HOST}:${REDIS_PORT}/${MISSING}', 'QUOTED="${REDIS_HOST}"'].join('\n');
+    expect(parseDotenv(text)).to.include({ URL: 'redis://file-host:/', QUOTED: 'file-host' });
+    expect(parseDotenv(text, (name) => ({ REDIS_HOST: 'env-host', REDIS_PORT: '6380' })[name])).to.include({ URL: 'redis://env-host:6380/', QUOTED: 'env-host' });
+  });
+
+  it('handles CRLF line ends and a byte-order mark', function () {
+    expect(parseDotenv('\uFEFFA=1\r\nB="2"\r\n')).to.deep.equal({ A: '1', B: '2' });
+  });
+
+  it('names the file and line of a broken entry', function () {
+    expect(() => parseDotenv('A=1\nnot a variable', undefined, '/app/.env')).to.throw(DotenvError, '/app/.env line 2: expected KEY=value, got "not a variable"');
+    expect(() => parseDotenv("A='open", undefined, '.env')).to.throw(DotenvError, '.env line 1: A has no closing single quote');
+    expect(() => parseDotenv('A="open\nB=2', undefined, '.env')).to.throw(DotenvError, '.env line 1: A has no closing double quote');
+    expect(() => parseDotenv('A="x" y', undefined, '.env')).to.throw(DotenvError, 'unexpected text after the quoted value of A');
+  });
+
+  describe('loadEnvironment', function () {
+    let dir: string;
+    before(() => (dir = mkdtempSync(join(tmpdir(), 'larq-dotenv-'))));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('merges the file under the process environment, as Laravel loads .env immutably', function () {
+      const file = join(dir, '.env');
+      writeFileSync(file, 'APP_NAME=File\nREDIS_PORT=6380\nURL=${APP_NAME}\n');
+      expect(loadEnvironment(file, { APP_NAME: 'Process', OTHER: 'x' })).to.deep.equal({ APP_NAME: 'Process', REDIS_PORT: '6380', URL: 'Process', OTHER: 'x' });
+      expect(loadEnvironment(undefined, { A: '1' })).to.deep.equal({ A: '1' });
+    });
+
+    it('refuses a missing file', function () {
+      expect(() => loadEnvironment(join(dir, 'nope.env'), {})).to.throw(DotenvError, /nope\.env: no such \.env file/);
+    });
+  });
+
+  it("reads values as Laravel's env(): null, empty, quotes, numbers", function () {
+    const env = laravelEnv({ A: 'null', B: '(NULL)', C: 'empty', D: '"quoted"', E: '42', F: '1.5', G: 'x', H: '' });
+    expect([env.get('A'), env.get('B'), env.get('C'), env.get('D'), env.get('missing')]).to.deep.equal([undefined, undefined, '', 'quoted', undefined]);
+    expect([env.isNull('A'), env.isNull('C'), env.prefix('A'), env.prefix('missing'), env.prefix('G')]).to.deep.equal([true, false, '', undefined, 'x']);
+    expect([env.int('E', 0), env.int('A', 7), env.int('H', 8), env.number('F', 0)]).to.deep.equal([42, 7, 8, 1.5]);
+    expect(() => env.int('F', 0)).to.throw(InvalidOptionError, 'F: must be a whole number >= 0, got "1.5"');
+    expect(() => env.int('E', 0, 10)).to.throw(InvalidOptionError, 'E: must be a whole number from 0 to 10, got "42"');
+    expect(() => env.number('G', 0)).to.throw(InvalidOptionError, 'G: must be a number >= 0, got "x"');
+  });
+});
