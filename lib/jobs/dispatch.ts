@@ -6,7 +6,7 @@ import { InvalidOptionError } from '../errors';
 import type { LaravelLine } from '../LaravelLine';
 import { createObjectPayload, createStringPayload } from '../payload/createPayload';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
-import { declarationOf } from '../php/builder';
+import { declarationOf, type PhpClass } from '../php/builder';
 import type { Encrypter } from '../php/Encrypter';
 import { serialize } from '../php/serialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
@@ -40,10 +40,9 @@ export interface DispatchContext {
 
 /** Build the payload string for a job, as the peers' Laravel line writes it. */
 export function payloadFor(input: JobInput, ctx: DispatchContext): string {
-  const opts = { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null };
-  if (input instanceof PhpObject) return objectPayload({ command: input }, ctx, opts);
-  if (isStringJob(input)) return createStringPayload(input, opts);
-  if (input && input.command instanceof PhpObject) return objectPayload(input, ctx, opts);
+  if (input instanceof PhpObject) return objectPayload({ command: input }, ctx);
+  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null });
+  if (input && input.command instanceof PhpObject) return objectPayload(input, ctx);
   throw new InvalidOptionError('job', 'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }');
 }
 
@@ -51,40 +50,72 @@ export function payloadFor(input: JobInput, ctx: DispatchContext): string {
 export function delayOf(input: JobInput): number | undefined {
   const command = input instanceof PhpObject ? input : isStringJob(input) ? undefined : input.command;
   if (!command) return undefined;
-  const delay = intOf(propertyOf(command, 'delay'));
+  const delay = intOf(liveValuesOf(command).delay);
   return delay === null ? undefined : delay;
 }
 
-function objectPayload(job: ObjectJob, ctx: DispatchContext, opts: { line: LaravelLine; clock: Clock; delay: number | null }): string {
+function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
   const c = job.command;
   let command = serialize(c);
   if (job.encrypt) {
     if (!ctx.encrypter) throw new InvalidOptionError('encrypt', `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`);
     command = ctx.encrypter.encrypt(command);
   }
-  const pick = <T>(given: T | undefined, fromCommand: T): T => (given !== undefined ? given : fromCommand);
+  const live = liveValuesOf(c);
   return createObjectPayload(
     {
       commandName: c.className,
       command,
       displayName: job.displayName ?? c.className,
-      maxTries: pick(job.maxTries, intOf(propertyOf(c, 'tries'))),
-      maxExceptions: pick(job.maxExceptions, intOf(propertyOf(c, 'maxExceptions'))),
-      timeout: pick(job.timeout, intOf(propertyOf(c, 'timeout'))),
-      failOnTimeout: pick(job.failOnTimeout, propertyOf(c, 'failOnTimeout') === true),
-      backoff: pick(job.backoff, backoffOf(propertyOf(c, 'backoff'))),
-      retryUntil: pick(job.retryUntil, intOf(propertyOf(c, 'retryUntil'))),
-      deleteWhenMissingModels: pick(job.deleteWhenMissingModels, propertyOf(c, 'deleteWhenMissingModels') === true),
-      batchId: stringOf(propertyOf(c, 'batchId')),
+      maxTries: pick(job.maxTries, intOf(live.tries)),
+      maxExceptions: pick(job.maxExceptions, intOf(live.maxExceptions)),
+      timeout: pick(job.timeout, intOf(live.timeout)),
+      failOnTimeout: pick(job.failOnTimeout, live.failOnTimeout === true),
+      backoff: pick(job.backoff, backoffOf(live.backoff)),
+      retryUntil: pick(job.retryUntil, intOf(live.retryUntil)),
+      deleteWhenMissingModels: pick(job.deleteWhenMissingModels, live.deleteWhenMissingModels === true),
+      batchId: stringOf(live.batchId),
     },
-    { ...opts, extra: job.extra },
+    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: job.extra },
   );
 }
 
-// The value PHP would see on the live object: the serialized property, else the declared default.
-function propertyOf(command: PhpObject, name: string): PhpValue | undefined {
-  const value = command.get(name);
-  return value !== undefined ? value : declarationOf(command)?.defaultOf(name);
+function pick<T>(given: T | undefined, fromCommand: T): T {
+  return given !== undefined ? given : fromCommand;
+}
+
+/** The properties Laravel reads from the live job object when it builds the payload (and `delay` for bulk). */
+const LIVE_NAMES = ['tries', 'maxExceptions', 'timeout', 'failOnTimeout', 'backoff', 'retryUntil', 'deleteWhenMissingModels', 'batchId', 'delay'] as const;
+type LiveValues = Record<(typeof LIVE_NAMES)[number], PhpValue | undefined>;
+const LIVE_BIT = new Map<string, number>(LIVE_NAMES.map((name, i) => [name, 1 << i]));
+const NONE_DECLARED = Object.fromEntries(LIVE_NAMES.map((name) => [name, undefined])) as LiveValues;
+
+// The value PHP would see on the live object: the serialized property (the first of that name), else the
+// declared default. One pass over the properties, as this runs for every push; the defaults are read
+// once per class (a class's declaration never changes, an object's properties may).
+function liveValuesOf(command: PhpObject): LiveValues {
+  const declaration = declarationOf(command);
+  const values: LiveValues = { ...(declaration ? declaredDefaults(declaration) : NONE_DECLARED) };
+  let seen = 0;
+  for (const property of command.properties) {
+    const bit = LIVE_BIT.get(property.name);
+    if (bit === undefined || (seen & bit) !== 0) continue;
+    seen |= bit;
+    if (property.value !== undefined) values[property.name as keyof LiveValues] = property.value;
+  }
+  return values;
+}
+
+// Left unfrozen, as they are only ever copied: V8 copies a frozen object by a path twice as slow.
+const defaultsByClass = new WeakMap<PhpClass, LiveValues>();
+
+function declaredDefaults(declaration: PhpClass): LiveValues {
+  let defaults = defaultsByClass.get(declaration);
+  if (!defaults) {
+    defaults = Object.fromEntries(LIVE_NAMES.map((name) => [name, declaration.defaultOf(name)])) as LiveValues;
+    defaultsByClass.set(declaration, defaults);
+  }
+  return defaults;
 }
 
 function intOf(v: PhpValue | undefined): number | null {

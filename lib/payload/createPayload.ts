@@ -1,11 +1,11 @@
 // Building payload strings the way Laravel's Queue::createPayload and RedisQueue::createPayloadArray do,
 // field for field and in the same order, so a PHP worker cannot tell them from its own.
-import { randomBytes } from 'crypto';
-import { v4 as uuidv4 } from 'uuid';
+import { randomUUID } from 'crypto';
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
 import { formatPhpFloat } from '../php/float';
-import { phpJsonEncode } from './json';
+import { PayloadFields, PlainText } from './PayloadFields';
+import { randomByte } from './randomBytePool';
 import {
   CALL_QUEUED_HANDLER,
   type BackoffSpec,
@@ -19,61 +19,66 @@ import {
 export function createObjectPayload(job: ObjectJobSpec, opts: PayloadOptions = {}): string {
   const line = checkLine(opts.line);
   const clock = opts.clock ?? systemClock;
-  const p = new Map<string, unknown>();
-  p.set('uuid', opts.uuid ?? uuidv4());
-  p.set('displayName', job.displayName ?? job.commandName);
-  p.set('job', CALL_QUEUED_HANDLER);
-  p.set('maxTries', integerOrNull('maxTries', job.maxTries));
-  p.set('maxExceptions', integerOrNull('maxExceptions', job.maxExceptions));
-  p.set('failOnTimeout', job.failOnTimeout ?? false);
-  p.set('backoff', backoffString(job.backoff, clock));
-  p.set('timeout', integerOrNull('timeout', job.timeout));
-  p.set('retryUntil', retryUntilSeconds(job.retryUntil));
-  if (line >= 13) p.set('deleteWhenMissingModels', job.deleteWhenMissingModels ?? false);
+  const p = new PayloadFields();
+  p.add('uuid', opts.uuid ?? new PlainText(randomUUID()));
+  p.add('displayName', job.displayName ?? job.commandName);
+  p.add('job', CALL_QUEUED_HANDLER);
+  p.add('maxTries', integerOrNull('maxTries', job.maxTries));
+  p.add('maxExceptions', integerOrNull('maxExceptions', job.maxExceptions));
+  p.add('failOnTimeout', job.failOnTimeout ?? false);
+  p.add('backoff', backoffString(job.backoff, clock));
+  p.add('timeout', integerOrNull('timeout', job.timeout));
+  p.add('retryUntil', retryUntilSeconds(job.retryUntil));
+  if (line >= 13) p.add('deleteWhenMissingModels', job.deleteWhenMissingModels ?? false);
   const data: Record<string, unknown> = { commandName: job.commandName, command: job.command };
   if (line >= 12) data.batchId = job.batchId ?? null;
-  p.set('data', data);
+  p.add('data', data);
   return finish(p, line, opts, clock);
 }
 
 /** The payload of a string job (`Queue::push('Class@method', $data)`): no tuning, no retryUntil. */
 export function createStringPayload(job: StringJobSpec, opts: PayloadOptions = {}): string {
   const line = checkLine(opts.line);
-  const p = new Map<string, unknown>();
-  p.set('uuid', opts.uuid ?? uuidv4());
-  p.set('displayName', job.job.split('@')[0]);
-  p.set('job', job.job);
-  p.set('maxTries', null);
-  p.set('maxExceptions', null);
-  p.set('failOnTimeout', false);
-  p.set('backoff', null);
-  p.set('timeout', null);
-  p.set('data', job.data === undefined ? '' : job.data);
+  const p = new PayloadFields();
+  p.add('uuid', opts.uuid ?? new PlainText(randomUUID()));
+  p.add('displayName', job.job.split('@')[0]);
+  p.add('job', job.job);
+  p.add('maxTries', null);
+  p.add('maxExceptions', null);
+  p.add('failOnTimeout', false);
+  p.add('backoff', null);
+  p.add('timeout', null);
+  p.add('data', job.data === undefined ? '' : job.data);
   return finish(p, line, opts, opts.clock ?? systemClock);
 }
 
+const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
+// Letters gathered as bytes and read as one flat string: joining 32 one-letter strings builds a rope
+// that every later read of the id has to flatten.
+const ID_BYTES = Buffer.allocUnsafe(64);
+
 /** Laravel's `Str::random(32)` alphabet: what RedisQueue uses as the job id. */
 export function randomJobId(length: number = 32): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      // 248 = 4 * 62: dropping the bytes above keeps every character equally likely
-      if (byte < 248 && out.length < length) out += alphabet[byte % 62];
-    }
+  const chars = length > ID_BYTES.length ? Buffer.allocUnsafe(Math.ceil(length)) : ID_BYTES;
+  let n = 0;
+  while (n < length) {
+    const byte = randomByte();
+    // 248 = 4 * 62: dropping the bytes above keeps every character equally likely
+    if (byte < 248) chars[n++] = ALPHABET[byte % 62];
   }
-  return out;
+  return chars.toString('latin1', 0, n);
 }
 
 /** The tail every payload shares: createdAt, hook keys, then the Redis additions. */
-function finish(p: Map<string, unknown>, line: LaravelLine, opts: PayloadOptions, clock: Clock): string {
-  if (line >= 12) p.set('createdAt', integerOrNull('createdAt', opts.createdAt) ?? unixSeconds(clock));
-  // Map.set keeps an existing key where it is, as PHP's array merge does
-  for (const [key, value] of Object.entries(opts.extra ?? {})) p.set(key, value);
-  p.set('id', opts.id ?? randomJobId());
+function finish(p: PayloadFields, line: LaravelLine, opts: PayloadOptions, clock: Clock): string {
+  if (line >= 12) p.add('createdAt', integerOrNull('createdAt', opts.createdAt) ?? unixSeconds(clock));
+  // set() keeps an existing key where it is, as PHP's array merge does; a hook may also have added
+  // id, attempts or delay, so those are set, not added
+  if (opts.extra) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
+  p.set('id', opts.id ?? new PlainText(randomJobId()));
   p.set('attempts', 0);
   if (line >= 12) p.set('delay', integerOrNull('delay', opts.delay));
-  return phpJsonEncode(p);
+  return p.toJson();
 }
 
 function checkLine(line: LaravelLine | undefined): LaravelLine {

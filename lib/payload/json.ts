@@ -2,6 +2,7 @@
 // (the reserved copy in Redis and compatibility checks), so the escaping, number text and key order
 // must match what Laravel writes, and decoding must not lose 64-bit integers or key order.
 import { SerializeError } from '../errors';
+import { isAscii } from '../php/ascii';
 import { formatPhpFloat } from '../php/float';
 import { KEY_ORDER, parseJsonExact } from './jsonParser';
 
@@ -23,6 +24,11 @@ const MAX_DEPTH = 512;
  */
 export function phpJsonEncode(value: unknown, opts: PhpJsonEncodeOptions = {}): string {
   return encodeValue(value, escapePattern(opts.unescapedUnicode ?? true, opts.unescapedSlashes ?? false), 0);
+}
+
+/** phpJsonEncode of a value that is a member of a top-level array or object: nesting depth counts from there. */
+export function phpJsonEncodeMember(value: unknown): string {
+  return encodeValue(value, escapePattern(true, false), 1);
 }
 
 /**
@@ -60,6 +66,9 @@ function encodeValue(value: unknown, escapes: Escapes, depth: number): string {
     case 'string':
       return encodeString(value, escapes);
     case 'number':
+      // An integer's digits are the same from String() (payload counters, createdAt); only 0 and -0
+      // and fractions need PHP's float text.
+      if (Number.isSafeInteger(value) && value !== 0) return String(value);
       if (!Number.isFinite(value)) throw new SerializeError(`json_encode cannot write ${value}: Inf and NaN cannot be JSON encoded`);
       return formatPhpFloat(value, 'e');
     case 'bigint':
@@ -77,31 +86,31 @@ function encodeValue(value: unknown, escapes: Escapes, depth: number): string {
 function encodeContainer(value: object, escapes: Escapes, depth: number): string {
   if (depth > MAX_DEPTH) throw new SerializeError('json_encode: Maximum stack depth exceeded (or a cycle)');
   if (Array.isArray(value)) {
-    const parts: string[] = [];
+    let out = '';
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      parts.push(item === undefined ? 'null' : encodeValue(item, escapes, depth));
+      out += `${i === 0 ? '' : ','}${item === undefined ? 'null' : encodeValue(item, escapes, depth)}`;
     }
-    return `[${parts.join(',')}]`;
+    return `[${out}]`;
   }
   if (value instanceof Map) {
-    const parts: string[] = [];
+    let out = '';
     for (const [k, v] of value) {
       if (v === undefined) continue;
-      parts.push(`${encodeString(String(k), escapes)}:${encodeValue(v, escapes, depth)}`);
+      out += `${out === '' ? '' : ','}${encodeString(String(k), escapes)}:${encodeValue(v, escapes, depth)}`;
     }
-    return `{${parts.join(',')}}`;
+    return `{${out}}`;
   }
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') return encodeValue(toJSON.call(value), escapes, depth - 1);
   const record = value as Record<string, unknown>;
-  const parts: string[] = [];
+  let out = '';
   for (const k of objectKeys(record)) {
     const v = record[k];
     if (v === undefined) continue;
-    parts.push(`${encodeString(k, escapes)}:${encodeValue(v, escapes, depth)}`);
+    out += `${out === '' ? '' : ','}${encodeString(k, escapes)}:${encodeValue(v, escapes, depth)}`;
   }
-  return `{${parts.join(',')}}`;
+  return `{${out}}`;
 }
 
 /** Own enumerable keys, in the order the JSON text had them when the object came from phpJsonDecode. */
@@ -119,6 +128,21 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 
 function encodeString(s: string, escapes: Escapes): string {
+  // Most strings (keys, ids, class names, serialized commands) are ASCII without `/`: under every flag
+  // set JSON.stringify escapes those as PHP does, and no surrogate can hide in them. Short ones with
+  // nothing to escape are quoted as they are; short ones with something to escape are mostly class
+  // names, which come back in every payload.
+  const short = s.length <= SHORT;
+  if (short) {
+    if (PLAIN.test(s)) return `"${s}"`;
+    const known = shortEscaped.get(s);
+    if (known !== undefined) return known;
+  }
+  if (isAscii(s) && s.indexOf('/') < 0) {
+    const json = JSON.stringify(s);
+    if (short) remember(s, json);
+    return json;
+  }
   const lone = isWellFormed && isWellFormed.call(s) ? null : LONE_SURROGATE.exec(s);
   if (lone) {
     throw new SerializeError(
@@ -128,6 +152,19 @@ function encodeString(s: string, escapes: Escapes): string {
   // JSON.stringify already escapes exactly like PHP for `"`, `\`, \b \f \n \r \t and other controls
   // (lower-case \u00XX), and leaves DEL raw; only `/` and wide characters differ.
   return JSON.stringify(s).replace(escapes, escapeChar);
+}
+
+/** Up to this length a string is checked for being plain, and remembered once escaped. */
+const SHORT = 64;
+/** Printable ASCII other than `"`, `\\` and `/`: the same text inside quotes under any flags. */
+const PLAIN = /^[\x20\x21\x23-\x2e\x30-\x5b\x5d-\x7e]*$/;
+/** Short ASCII strings without `/` and their JSON.stringify text; emptied when full, so it stays small. */
+const shortEscaped = new Map<string, string>();
+const REMEMBERED = 1024;
+
+function remember(s: string, json: string): void {
+  if (shortEscaped.size >= REMEMBERED) shortEscaped.clear();
+  shortEscaped.set(s, json);
 }
 
 function escapeChar(c: string): string {

@@ -3,6 +3,7 @@
 // PHP does so that an index pointing nowhere, or at something else than its target, is caught here
 // instead of failing inside a PHP worker.
 import { SerializeError } from '../errors';
+import { isAscii } from './ascii';
 import { formatPhpFloat } from './float';
 import { decodeUtf8 } from './unserialize';
 import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue } from './values';
@@ -15,12 +16,16 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function serializeToBuffer(value: PhpValue): Buffer {
   const writer = new Writer();
   writer.value(value);
-  return Buffer.concat(writer.chunks);
+  return writer.toBuffer();
 }
 
 /** Serialize to PHP's format as a JS string; throws SerializeError when the bytes are not valid UTF-8. */
 export function serialize(value: PhpValue): string {
-  const text = decodeUtf8(serializeToBuffer(value));
+  const writer = new Writer();
+  writer.value(value);
+  // Without raw bytes the text is the answer: every string in it passed the surrogate check.
+  if (!writer.holdsRawBytes) return writer.out;
+  const text = decodeUtf8(writer.toBuffer());
   if (text === undefined) throw new SerializeError('the serialized value is not valid UTF-8 (it holds PhpBytes); use serializeToBuffer');
   return text;
 }
@@ -40,26 +45,45 @@ export function mangle(property: Omit<PhpProperty, 'value'>, className: string):
   }
 }
 
+// The output is a JS string while the value holds only text, which is what jobs hold; raw bytes (PhpBytes,
+// a C: payload) switch it to a list of Buffers, the text so far encoded as UTF-8 ahead of them.
 class Writer {
-  readonly chunks: Buffer[] = [];
+  /** The text written since the last raw bytes (all of it when there were none). */
+  out = '';
+  private chunks: Buffer[] | null = null;
   private readonly slots: PhpValue[] = [];
   private readonly open = new Set<PhpArray | PhpObject>();
+
+  get holdsRawBytes(): boolean {
+    return this.chunks !== null;
+  }
+
+  toBuffer(): Buffer {
+    const tail = Buffer.from(this.out, 'utf8');
+    return this.chunks === null ? tail : Buffer.concat([...this.chunks, tail]);
+  }
 
   value(value: PhpValue): void {
     if (value instanceof PhpReference) return this.reference(value);
     this.slots.push(value);
-    if (value === null) return this.text('N;');
+    if (value === null) {
+      this.out += 'N;';
+      return;
+    }
     switch (typeof value) {
       case 'boolean':
-        return this.text(value ? 'b:1;' : 'b:0;');
+        this.out += value ? 'b:1;' : 'b:0;';
+        return;
       case 'bigint':
-        return this.text(`i:${checkInt(value)};`);
+        this.out += `i:${checkInt(value)};`;
+        return;
       case 'number':
-        return this.text(`d:${formatPhpFloat(value, 'E')};`);
+        this.out += `d:${formatPhpFloat(value, 'E')};`;
+        return;
       case 'string':
-        return this.bytes('s', utf8Bytes(value, 'a string'), ';');
+        return this.string(value, 'a string');
     }
-    if (value instanceof PhpBytes) return this.bytes('s', value.bytes, ';');
+    if (value instanceof PhpBytes) return this.bytes(value.bytes);
     if (value instanceof PhpArray) return this.array(value);
     if (value instanceof PhpObject) return this.object(value);
     if (value instanceof PhpEnum) return this.enumCase(value);
@@ -69,28 +93,28 @@ class Writer {
 
   private array(array: PhpArray): void {
     this.enter(array, 'array');
-    this.text(`a:${array.size}:{`);
+    this.out += `a:${array.size}:{`;
     for (const [key, item] of array.entries) {
-      if (typeof key === 'bigint') this.text(`i:${checkInt(key)};`);
-      else this.bytes('s', utf8Bytes(key, 'an array key'), ';');
+      if (typeof key === 'bigint') this.out += `i:${checkInt(key)};`;
+      else this.string(key, 'an array key');
       this.value(item);
     }
-    this.text('}');
+    this.out += '}';
     this.open.delete(array);
   }
 
   private object(object: PhpObject): void {
-    this.enter(object, object.className);
-    this.bytes('O', utf8Bytes(object.className, 'a class name'), `:${object.properties.length}:{`);
-    const seen = new Set<string>();
-    for (const property of object.properties) {
-      const name = mangle(property, object.className);
-      if (seen.has(name)) throw new SerializeError(`property ${property.name} of ${object.className} appears twice with the same visibility`);
-      seen.add(name);
-      this.bytes('s', utf8Bytes(name, 'a property name'), ';');
+    const { className, properties } = object;
+    this.enter(object, className);
+    this.out += `${classPrefix(className)}${properties.length}:{`;
+    const seen = new NameSet();
+    for (const property of properties) {
+      const name = mangle(property, className);
+      if (!seen.add(name)) throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
+      this.out += propertyKey(name);
       this.value(property.value);
     }
-    this.text('}');
+    this.out += '}';
     this.open.delete(object);
   }
 
@@ -98,13 +122,14 @@ class Writer {
     if (!value.className || !value.caseName || value.className.includes(':') || value.caseName.includes(':')) {
       throw new SerializeError(`invalid enum case ${value.className}:${value.caseName}`);
     }
-    this.bytes('E', utf8Bytes(`${value.className}:${value.caseName}`, 'an enum case'), ';');
+    const text = `${value.className}:${value.caseName}`;
+    this.out += `E:${utf8Length(text, 'an enum case')}:"${text}";`;
   }
 
   private custom(value: PhpCustomObject): void {
-    this.bytes('C', utf8Bytes(value.className, 'a class name'), `:${value.data.length}:{`);
-    this.chunks.push(value.data);
-    this.text('}');
+    this.out += `C:${utf8Length(value.className, 'a class name')}:"${value.className}":${value.data.length}:{`;
+    this.raw(value.data);
+    this.out += '}';
   }
 
   private reference(ref: PhpReference): void {
@@ -122,7 +147,7 @@ class Writer {
       }
       this.slots.push(slot);
     }
-    this.text(`${label};`);
+    this.out += `${label};`;
   }
 
   private enter(container: PhpArray | PhpObject, what: string): void {
@@ -131,14 +156,62 @@ class Writer {
     this.open.add(container);
   }
 
-  private bytes(letter: string, bytes: Buffer, after: string): void {
-    this.text(`${letter}:${bytes.length}:"`);
-    this.chunks.push(bytes);
-    this.text(`"${after}`);
+  private string(text: string, what: string): void {
+    this.out += `s:${utf8Length(text, what)}:"${text}";`;
   }
 
-  private text(ascii: string): void {
-    this.chunks.push(Buffer.from(ascii, 'latin1'));
+  private bytes(bytes: Buffer): void {
+    this.out += `s:${bytes.length}:"`;
+    this.raw(bytes);
+    this.out += '";';
+  }
+
+  private raw(bytes: Buffer): void {
+    (this.chunks ??= []).push(Buffer.from(this.out, 'utf8'), bytes);
+    this.out = '';
+  }
+}
+
+// Class and property names come back in every object of a class: their text (`O:N:"Class":`,
+// `s:N:"name";`) is remembered in bounded maps, emptied when full, which spares the length count and
+// the string joins per name. Only names that passed utf8Length's checks are remembered.
+const REMEMBERED = 4096;
+const classPrefixes = new Map<string, string>();
+const propertyKeys = new Map<string, string>();
+
+function classPrefix(className: string): string {
+  return classPrefixes.get(className) ?? remember(classPrefixes, className, `O:${utf8Length(className, 'a class name')}:"${className}":`);
+}
+
+function propertyKey(name: string): string {
+  return propertyKeys.get(name) ?? remember(propertyKeys, name, `s:${utf8Length(name, 'a property name')}:"${name}";`);
+}
+
+function remember(texts: Map<string, string>, name: string, text: string): string {
+  if (texts.size >= REMEMBERED) texts.clear();
+  texts.set(name, text);
+  return text;
+}
+
+/** The mangled names of one object's properties so far, to refuse the same one twice. */
+class NameSet {
+  // A job has a dozen properties, where a scan of the earlier names costs a fraction of filling (and
+  // growing) a Set; objects with many properties switch to one.
+  private static readonly SCAN_UP_TO = 32;
+  private readonly names: string[] = [];
+  private set: Set<string> | null = null;
+
+  /** Add a name; false when it was already there. */
+  add(name: string): boolean {
+    if (this.set === null) {
+      if (this.names.includes(name)) return false;
+      this.names.push(name);
+      if (this.names.length > NameSet.SCAN_UP_TO) this.set = new Set(this.names);
+      return true;
+    }
+    if (this.set.has(name)) return false;
+    this.set.add(name);
+    return true;
   }
 }
 
@@ -147,9 +220,12 @@ function checkInt(n: bigint): bigint {
   return n;
 }
 
-function utf8Bytes(text: string, what: string): Buffer {
+// `s:N:` counts UTF-8 bytes. Most strings are ASCII, where N is the length and no surrogate can hide;
+// only the others pay for the surrogate search and Buffer.byteLength.
+function utf8Length(text: string, what: string): number {
+  if (isAscii(text)) return text.length;
   if (LONE_SURROGATE.test(text)) throw new SerializeError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 bytes`);
-  return Buffer.from(text, 'utf8');
+  return Buffer.byteLength(text, 'utf8');
 }
 
 function describe(value: unknown): string {
