@@ -41,11 +41,14 @@ export function shadowedPropertiesOf(value: unknown): readonly ShadowedProperty[
   return Array.isArray(list) ? (list as ShadowedProperty[]) : [];
 }
 
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 // `seen` maps each array and object to its view, so `r:` and `R:` give the same JS object and a
 // cycle ends instead of recursing forever.
 function convert(value: PhpValue, seen: Map<PhpArray | PhpObject, unknown>): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
   if (value instanceof PhpBytes) return Buffer.from(value.bytes);
   if (value instanceof PhpEnum || value instanceof PhpCustomObject) return value;
   if (value instanceof PhpReference) {
@@ -66,7 +69,7 @@ function convertArray(array: PhpArray, seen: Map<PhpArray | PhpObject, unknown>)
   }
   const map: Record<string, unknown> = {};
   seen.set(array, map);
-  for (const [key, item] of array.entries) define(map, String(key), convert(item, seen));
+  for (const [key, item] of array.entries) set(map, String(key), convert(item, seen));
   return map;
 }
 
@@ -74,19 +77,54 @@ function convertObject(object: PhpObject, seen: Map<PhpArray | PhpObject, unknow
   const plain: Record<string, unknown> = {};
   Object.defineProperty(plain, PHP_CLASS, { value: object.className, enumerable: false });
   seen.set(object, plain);
+  const properties = object.properties;
+  for (let i = 0; i < properties.length; i++) {
+    const name = properties[i].name;
+    const value = convert(properties[i].value, seen);
+    // A name already there is a clash (or an inherited one such as "__proto__"): settle them all by the rules.
+    if (isPresent(plain, name)) return settleClashes(object, plain, i, value, seen);
+    plain[name] = value;
+  }
+  return plain;
+}
+
+// The rules of the header comment, for an object whose first `done` properties were assigned in order
+// and whose property `done` (converted to `value`) clashed: every value is converted once, in order.
+function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: Map<PhpArray | PhpObject, unknown>): unknown {
+  const properties = object.properties;
+  const values: unknown[] = [];
+  for (let i = 0; i < done; i++) values.push(plain[properties[i].name]);
+  values.push(value);
+  // Newest first, so each delete undoes the last addition; the winners are then added in order again.
+  for (let i = done - 1; i >= 0; i--) delete plain[properties[i].name];
+  for (let i = done + 1; i < properties.length; i++) values.push(convert(properties[i].value, seen));
   const winners = new Map<string, number>();
-  object.properties.forEach((p, i) => {
+  properties.forEach((p, i) => {
     const current = winners.get(p.name);
-    if (current === undefined || (p.visibility === 'public' && object.properties[current].visibility !== 'public')) winners.set(p.name, i);
+    if (current === undefined || (p.visibility === 'public' && properties[current].visibility !== 'public')) winners.set(p.name, i);
   });
   const shadowed: ShadowedProperty[] = [];
-  object.properties.forEach((p, i) => {
-    const value = convert(p.value, seen);
-    if (winners.get(p.name) === i) define(plain, p.name, value);
-    else shadowed.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value });
+  properties.forEach((p, i) => {
+    if (winners.get(p.name) === i) define(plain, p.name, values[i]);
+    else shadowed.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value: values[i] });
   });
   if (shadowed.length > 0) Object.defineProperty(plain, PHP_SHADOWED, { value: shadowed, enumerable: false });
   return plain;
+}
+
+// Plain assignment makes the same own, enumerable, writable, configurable property as define() when the
+// key is nowhere on the object or its prototype, and is several times faster.
+function set(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (isPresent(target, key)) define(target, key, value);
+  else target[key] = value;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+// `key in target`. Asking hasOwnProperty first is faster for a key just sliced from the input (measured on
+// Node 20): V8 turns it into a property-key string there, so the `in` and the store that follow are quick.
+function isPresent(target: object, key: string): boolean {
+  return hasOwn.call(target, key) || key in target;
 }
 
 // defineProperty keeps a key such as "__proto__" an ordinary own property.
