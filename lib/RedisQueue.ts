@@ -3,7 +3,8 @@
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
 import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
-import { delayOf, payloadFor, type JobInput } from './jobs/dispatch';
+import { delayOf, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
+import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
@@ -76,16 +77,16 @@ export class RedisQueue implements ReservedJobStore {
 
   /** Push a job (a PHP object, an object job, or a string job); resolves to the payload's `id`. */
   async push(job: JobInput, queue?: string | null): Promise<string> {
-    const payload = payloadFor(job, this.dispatchContext(null));
-    await this.pushRaw(payload, queue);
-    return this.payloadId(payload) as string;
+    const id = randomJobId();
+    await scripts.push(this.client, this.keysFor(queue), payloadFor(job, this.dispatchContext(null, id)));
+    return id;
   }
 
   /** Push a job to become available `delay` seconds from now (or at a date); resolves to its `id`. */
   async later(delay: number | Date, job: JobInput, queue?: string | null): Promise<string> {
-    const payload = payloadFor(job, this.dispatchContext(this.secondsUntil(delay)));
-    await this.laterRaw(delay, payload, queue);
-    return this.payloadId(payload) as string;
+    const id = randomJobId();
+    await this.laterRaw(delay, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), id)), queue);
+    return id;
   }
 
   /**
@@ -93,12 +94,16 @@ export class RedisQueue implements ReservedJobStore {
    * delayed set, as Laravel 9+ does. Resolves to the ids in order.
    */
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
+    const ids: string[] = [];
     const entries = jobs.map((job) => {
       const delay = delayOf(job);
-      const payload = payloadFor(job, this.dispatchContext(delay ?? null));
+      const id = randomJobId();
+      ids.push(id);
+      const payload = payloadFor(job, this.dispatchContext(delay ?? null, id));
       return delay === undefined ? payload : { payload, delay };
     });
-    return (await this.bulkRaw(entries, queue)) as string[];
+    await this.sendBulk(entries, queue);
+    return ids;
   }
 
   /** Push a payload string; resolves to its `id`, or null when it has none. */
@@ -121,6 +126,12 @@ export class RedisQueue implements ReservedJobStore {
    * entries run the later script, in their place in the order.
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
+    const payloads = await this.sendBulk(entries, queue);
+    return payloads.map((p) => this.payloadId(p));
+  }
+
+  // bulkRaw's MULTI; resolves to the payload strings in order.
+  private async sendBulk(entries: BulkEntry[], queue: string | null | undefined): Promise<string[]> {
     if (entries.length === 0) return [];
     const keys = this.keysFor(queue);
     const multi = this.client.multi();
@@ -147,7 +158,7 @@ export class RedisQueue implements ReservedJobStore {
     const replies = (await multi.exec()) ?? [];
     const error = replies.find(([err]) => err)?.[0];
     if (error) throw new LarqError(`bulk push to ${keys.queue} failed: ${error.message}`, { cause: error });
-    return payloads.map((p) => this.payloadId(p));
+    return payloads;
   }
 
   /**
@@ -370,8 +381,8 @@ export class RedisQueue implements ReservedJobStore {
     return this.now() + Math.trunc(delay);
   }
 
-  private dispatchContext(delay: number | null) {
-    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay };
+  private dispatchContext(delay: number | null, id: string): DispatchContext {
+    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id };
   }
 
   // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.

@@ -36,12 +36,14 @@ export interface DispatchContext {
   encrypter?: Encrypter | null;
   /** Seconds for `later` (the payload's `delay` field on lines 12 and 13). */
   delay?: number | null;
+  /** The Redis job id to write (the queue draws it, so it knows the id without reading the payload back). */
+  id?: string;
 }
 
 /** Build the payload string for a job, as the peers' Laravel line writes it. */
 export function payloadFor(input: JobInput, ctx: DispatchContext): string {
   if (input instanceof PhpObject) return objectPayload({ command: input }, ctx);
-  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null });
+  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, id: ctx.id });
   if (input && input.command instanceof PhpObject) return objectPayload(input, ctx);
   throw new InvalidOptionError('job', 'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }');
 }
@@ -76,7 +78,7 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
       deleteWhenMissingModels: pick(job.deleteWhenMissingModels, live.deleteWhenMissingModels === true),
       batchId: stringOf(live.batchId),
     },
-    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: job.extra },
+    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: job.extra, id: ctx.id },
   );
 }
 
