@@ -59,20 +59,37 @@ export class PhpClass {
     readonly omitsDefaults: boolean,
   ) {}
 
+  // Per class, computed on the first make(): every push of a job class builds one of these objects.
+  private declared: Set<string> | undefined;
+  private labels: string[] | undefined;
+  private defaults: PhpValue[] | undefined;
+
   /** An object of this class as PHP would serialize it; values go through toPhp(), undefined means not given. */
   make(values: Readonly<Record<string, unknown>> = {}): PhpObject {
-    const declared = new Set(this.properties.map((p) => p.name));
-    const unknown = Object.keys(values).filter((name) => !declared.has(name));
-    if (unknown.length > 0) {
-      throw new PhpBuildError(`${this.className} has no property ${unknown.join(', ')} (declared: ${[...declared].join(', ')})`);
+    const declared = (this.declared ??= new Set(this.properties.map((p) => p.name)));
+    const labels = (this.labels ??= this.properties.map((p) => `${this.className}::$${p.name}`));
+    // Converted once, only to compare with: a default that goes into an object is converted afresh, so
+    // no two objects share a mutable PhpArray.
+    // (phpClass() already converted each default once, so this cannot throw.)
+    const defaults = (this.defaults ??= this.properties.map((p) => (p.hasDefault ? toPhp(p.default) : null)));
+    for (const name in values) {
+      if (Object.prototype.hasOwnProperty.call(values, name) && !declared.has(name)) {
+        const unknown = Object.keys(values).filter((n) => !declared.has(n));
+        throw new PhpBuildError(`${this.className} has no property ${unknown.join(', ')} (declared: ${[...declared].join(', ')})`);
+      }
     }
     const props: PhpProperty[] = [];
-    for (const p of this.properties) {
+    for (let i = 0; i < this.properties.length; i++) {
+      const p = this.properties[i];
       const given = Object.prototype.hasOwnProperty.call(values, p.name) && values[p.name] !== undefined;
       if (!given && !p.hasDefault) throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
-      const value = toPhp(given ? values[p.name] : p.default, `${this.className}::$${p.name}`);
-      if (this.omitsDefaults && p.hasDefault && phpIdentical(value, toPhp(p.default))) continue;
-      props.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value });
+      // A default that is identical to itself (not NAN, convertible) is dropped without being converted again.
+      if (!given && this.omitsDefaults && phpIdentical(defaults[i], defaults[i])) continue;
+      const value = toPhp(given ? values[p.name] : p.default, labels[i]);
+      if (this.omitsDefaults && p.hasDefault && phpIdentical(value, defaults[i])) continue;
+      props.push(
+        p.declaringClass ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value } : { name: p.name, visibility: p.visibility, value },
+      );
     }
     const object = new PhpObject(this.className, props);
     declarations.set(object, this);

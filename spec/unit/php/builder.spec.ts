@@ -83,6 +83,16 @@ describe('builder', () => {
       expect(phpIdentical(NaN, NaN)).to.equal(false);
     });
 
+    it('keeps a NAN default when omitting defaults (NAN !== NAN in PHP), and gives each object its own default array', () => {
+      const C = phpClass('C', { f: { visibility: 'public', default: NaN }, n: { visibility: 'public', default: 1 } }, { serializesModels: 12 });
+      expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']);
+      expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']); // the second make takes the cached path
+      const L = phpClass('L', { a: { visibility: 'public', default: [] } }, { serializesModels: 8 });
+      const [x, y] = [L.make(), L.make()];
+      expect(x.get('a')).to.be.instanceOf(PhpArray);
+      expect(x.get('a')).to.not.equal(y.get('a'));
+    });
+
     it('takes the line for serializesModels: true from the traits, and asks for it otherwise', () => {
       const Job = phpClass('J', { n: 'public' }, { traits: laravelJobTraits(12), serializesModels: true });
       expect(Job.omitsDefaults).to.equal(true);
