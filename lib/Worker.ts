@@ -273,7 +273,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       this.events.emit('JobProcessing', this.jobEvent(job));
       await failIfAlreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
-      if (!job.isDeleted()) await this.runner.run(flight.guarded, flight.controller.signal);
+      if (!job.isDeleted()) await this.runner.run(flight.guarded, flight);
       if (!flight.finish()) return;
       this.events.emit('JobProcessed', this.jobEvent(job));
     } catch (e) {
@@ -309,7 +309,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     if (!flight.timeOut()) return;
     const { job } = flight;
     const error = new TimeoutExceededError(job);
-    flight.controller.abort(error);
+    flight.abort(error);
     try {
       await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
       await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
@@ -398,7 +398,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // reaction to the abort is expected noise; anything else it throws late is still reported.
   private reportJobException(flight: InFlight<J>, thrown: unknown): void {
     const error = toError(thrown);
-    if (flight.state === 'timedOut' && (error === flight.controller.signal.reason || error.name === 'AbortError')) return;
+    if (flight.state === 'timedOut' && (error === flight.abortReason || error.name === 'AbortError')) return;
     this.reportAndCheckConnection(error);
   }
 

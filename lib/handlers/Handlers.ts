@@ -3,7 +3,7 @@
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
 // returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
 import { InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
-import type { JobRunner } from '../jobs/contracts';
+import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
@@ -117,14 +117,14 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   /** Run one job (the Worker calls this). */
-  async run(job: RedisJob, signal: AbortSignal): Promise<void> {
+  async run(job: RedisJob, attempt: JobAttempt): Promise<void> {
     const payload = job.payload(); // an unreadable payload throws here: an ordinary job exception
-    if (!payload.isObjectJob) return this.runString(job, payload, signal);
+    if (!payload.isObjectJob) return this.runString(job, payload, attempt);
     if (payload.commandName === CLOSURE) return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
     const command = job.command();
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
-    const ctx: ObjectJobContext = { ...this.context(job, payload, signal), command };
+    const ctx = this.context(job, payload, attempt, command);
     for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
     await entry.handler(toPlain(command) as Record<string, unknown>, ctx);
     if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
@@ -153,10 +153,10 @@ export class Handlers implements JobRunner<RedisJob> {
     await entry?.failed?.(error, { job, payload });
   }
 
-  private async runString(job: RedisJob, payload: JobPayload, signal: AbortSignal): Promise<void> {
+  private async runString(job: RedisJob, payload: JobPayload, attempt: JobAttempt): Promise<void> {
     const entry = this.strings.get(callbackKey(payload.job));
     if (!entry) return this.unrunnable(job, new UnknownJobError(payload.job));
-    await entry.handler(payload.data, this.context(job, payload, signal));
+    await entry.handler(payload.data, this.context(job, payload, attempt));
   }
 
   private objectEntry(payload: JobPayload, command: PhpObject): Entry<ObjectJobHandler> | undefined {
@@ -183,7 +183,14 @@ export class Handlers implements JobRunner<RedisJob> {
     await this.failJob(job, error);
   }
 
-  private context(job: RedisJob, payload: JobPayload, signal: AbortSignal): JobContext {
+  // `signal` is a getter so the attempt's AbortController is only made for a handler that reads it.
+  private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt): JobContext;
+  private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command: PhpObject): ObjectJobContext;
+  private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
+    const failJob = (error?: Error): Promise<void> => {
+      if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
+      return this.failJob(job, error); // no error: Laravel's ManuallyFailedException
+    };
     return {
       job,
       attempts: job.attempts(),
@@ -191,13 +198,13 @@ export class Handlers implements JobRunner<RedisJob> {
       id: job.getJobId(),
       queue: job.getQueue(),
       payload,
-      signal,
+      get signal() {
+        return attempt.signal;
+      },
       release: (delay = 0) => job.release(delay),
       delete: () => job.delete(),
-      fail: async (error?: Error) => {
-        if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
-        await this.failJob(job, error); // no error: Laravel's ManuallyFailedException
-      },
+      fail: async (error?: Error) => failJob(error),
+      ...(command === undefined ? {} : { command }),
     };
   }
 }

@@ -90,9 +90,15 @@ export interface FailedJobLogger {
  * `fire()` and CallQueuedHandler). Object jobs are deleted by the runner on success, as CallQueuedHandler
  * does; string jobs are not (spec §9.1).
  */
+/** One attempt at a job, as the runner sees it. */
+export interface JobAttempt {
+  /** Aborts on the job's timeout or a forced shutdown. Made on first read: most jobs never look at it. */
+  readonly signal: AbortSignal;
+}
+
 export interface JobRunner<J extends WorkerJob = WorkerJob> {
-  /** Run the job; reject to report an exception. `signal` aborts on timeout or a forced shutdown. */
-  run(job: J, signal: AbortSignal): Promise<void>;
+  /** Run the job; reject to report an exception. `attempt.signal` aborts on timeout or a forced shutdown. */
+  run(job: J, attempt: JobAttempt): Promise<void>;
   /** The job's `failed` hook (Laravel calls `failed(data, e, uuid)`); its errors never stop the failure. */
   failed?(job: J, error: Error): Promise<void> | void;
 }

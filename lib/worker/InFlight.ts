@@ -1,20 +1,44 @@
 // One job in a worker slot. A timed-out job keeps its slot until its handler settles (larq's promise
 // never to run one job twice at once), but its attempt is over: the handler's own delete/release calls
 // are fenced off so a late handler cannot release a job that was failed or must stay reserved.
-import type { WorkerJob } from '../jobs/contracts';
+import type { JobAttempt, WorkerJob } from '../jobs/contracts';
 
 /** running -> finished (the handler settled first) or timedOut (the timeout fired first). */
 export type InFlightState = 'running' | 'finished' | 'timedOut';
 
 /** One job in a slot, with the abort signal its handler gets. */
-export class InFlight<J extends WorkerJob> {
-  readonly controller = new AbortController();
+export class InFlight<J extends WorkerJob> implements JobAttempt {
   /** The job handed to the runner: delete/release become no-ops once the attempt timed out. */
   readonly guarded: J;
   private current: InFlightState = 'running';
+  // The AbortController is made when the handler first reads `signal`: creating one per job was about 5%
+  // of a no-op job's cost, and most handlers never look. An abort before that is kept and replayed.
+  private controller: AbortController | undefined;
+  private abortedWith: { reason: unknown } | undefined;
 
   constructor(readonly job: J) {
     this.guarded = fence(job, () => this.current === 'timedOut');
+  }
+
+  /** Aborted on timeout or forced stop (with the reason given to abort()). */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.abortedWith) this.controller.abort(this.abortedWith.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Abort the handler's signal; later aborts are ignored, as AbortController ignores them. */
+  abort(reason: unknown): void {
+    if (this.abortedWith) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+  }
+
+  /** What abort() was given, or undefined when it was not called. */
+  get abortReason(): unknown {
+    return this.abortedWith?.reason;
   }
 
   /** Where the attempt stands. */
@@ -51,7 +75,10 @@ export class InFlight<J extends WorkerJob> {
       watchdog.abort();
     }
     // The timer may have fired while a finished attempt was still releasing or failing: wait for that.
-    if (this.current !== 'timedOut') await handled;
+    // A timed-out attempt is over when the timeout handling is (the job failed and recorded), even when
+    // the handler gave up at once on the abort and settled first.
+    if (this.current === 'timedOut') await expired;
+    else await handled;
   }
 
   /** The timeout fired: true if the handler was still running (the worker handles the timeout). */

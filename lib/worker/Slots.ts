@@ -19,6 +19,9 @@ export class Slots<J extends WorkerJob> {
   private readonly occupied = new Set<Slot<J>>();
   // Who waits for a slot to free: resolved all at once by the next slot that frees.
   private waiters: (() => void)[] = [];
+  // Attempts not over yet, whether or not their slot is still held: a handler that settled right at its
+  // timeout frees the slot while the worker is still failing the job, and a stop must wait for that.
+  private readonly unfinished = new Set<Promise<void>>();
 
   constructor(readonly size: number) {}
 
@@ -30,6 +33,8 @@ export class Slots<J extends WorkerJob> {
   /** Occupy a slot until `slot.done` settles. */
   add(slot: Slot<J>): void {
     this.occupied.add(slot);
+    this.unfinished.add(slot.over);
+    void slot.over.finally(() => this.unfinished.delete(slot.over));
     void slot.done.finally(() => {
       this.occupied.delete(slot);
       const waiters = this.waiters;
@@ -67,14 +72,14 @@ export class Slots<J extends WorkerJob> {
    * running handlers' signals abort and their jobs stay reserved, as a killed worker's would.
    */
   async drain(graceSeconds: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<void> {
-    const over = Promise.all([...this.occupied].map((slot) => slot.over));
+    const over = Promise.all(this.unfinished);
     if (graceSeconds === 0) return void (await over);
     const timer = new AbortController();
     const graceExpired = await Promise.race([over.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
     timer.abort();
     if (!graceExpired) return;
     for (const { flight } of this.occupied) {
-      if (flight.state === 'running') flight.controller.abort(new LarqError(`the worker stopped before ${flight.job.resolveName()} finished`));
+      if (flight.state === 'running') flight.abort(new LarqError(`the worker stopped before ${flight.job.resolveName()} finished`));
     }
   }
 }

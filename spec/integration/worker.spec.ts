@@ -54,6 +54,18 @@ describe('Worker with Node handlers on Redis', function () {
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 
+  it("aborts the handler's ctx.signal when the job's timeout passes, with TimeoutExceededError", async function () {
+    await queue.push({ command: SendWelcomeEmail.make({ to: 'slow@example.com', subject: 's', meta: null }), timeout: 1, maxTries: 1 });
+    let reason: unknown;
+    const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', (_c, ctx) =>
+      new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(void (reason = ctx.signal.reason)))),
+    );
+    await run(handlers);
+    expect(reason).to.be.instanceOf(Error);
+    expect((reason as Error).name).to.equal('TimeoutExceededError');
+    expect(await failed.all()).to.have.length(1);
+  });
+
   it('leaves a string job to its handler to acknowledge, as Laravel does', async function () {
     await queue.push({ job: 'App\\Handlers\\Raw@handle', data: { n: 1 } });
     await queue.push({ job: 'App\\Handlers\\Raw', data: 'fire me' });

@@ -101,7 +101,7 @@ describe('Worker: the error event', () => {
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const worker = new Worker<FakeJob>(queue, { run: throwing(), failed: () => Promise.reject(new Error('hook')) }, { maxJobs: 2 }, { clock: time.clock, sleep: time.sleep, memoryUsage: () => 0 });
+      const worker = new Worker<FakeJob>(queue, { run: (job, attempt) => throwing()(job, attempt.signal), failed: () => Promise.reject(new Error('hook')) }, { maxJobs: 2 }, { clock: time.clock, sleep: time.sleep, memoryUsage: () => 0 });
       worker.on('JobProcessing', () => {
         throw new Error('listener');
       });

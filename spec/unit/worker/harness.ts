@@ -71,7 +71,7 @@ export function harness(setup: HarnessOptions = {}) {
   h.worker = new Worker<FakeJob>(
     queue,
     {
-      run: (job, signal) => h.handler(job, signal),
+      run: (job, attempt) => h.handler(job, attempt.signal),
       failed: (job, error) => {
         failedHooks.push({ job, error });
       },

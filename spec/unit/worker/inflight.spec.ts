@@ -1,0 +1,35 @@
+// InFlight makes its AbortController only when the handler reads `signal`; an abort that comes first
+// must still be seen, with its reason, by a handler that reads the signal afterwards.
+import { expect } from 'chai';
+import { InFlight } from '../../../lib/worker/InFlight';
+import type { WorkerJob } from '../../../lib/jobs/contracts';
+
+const job = {} as WorkerJob;
+
+describe('InFlight: the lazy abort signal', () => {
+  it('a signal read after abort() is already aborted with that reason', () => {
+    const flight = new InFlight(job);
+    const reason = new Error('timed out');
+    flight.abort(reason);
+    expect(flight.abortReason).to.equal(reason);
+    expect(flight.signal.aborted).to.equal(true);
+    expect(flight.signal.reason).to.equal(reason);
+  });
+
+  it('a signal read before abort() fires its listeners once, with the first reason only', () => {
+    const flight = new InFlight(job);
+    const seen: unknown[] = [];
+    flight.signal.addEventListener('abort', () => seen.push(flight.signal.reason));
+    flight.abort('first');
+    flight.abort('second');
+    expect(seen).to.deep.equal(['first']);
+    expect(flight.abortReason).to.equal('first');
+    expect(flight.signal).to.equal(flight.signal); // one signal per attempt
+  });
+
+  it('is not aborted while nobody aborted it', () => {
+    const flight = new InFlight(job);
+    expect(flight.abortReason).to.equal(undefined);
+    expect(flight.signal.aborted).to.equal(false);
+  });
+});
