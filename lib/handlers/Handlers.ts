@@ -187,11 +187,7 @@ export class Handlers implements JobRunner<RedisJob> {
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt): JobContext;
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command: PhpObject): ObjectJobContext;
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
-    const failJob = (error?: Error): Promise<void> => {
-      if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
-      return this.failJob(job, error); // no error: Laravel's ManuallyFailedException
-    };
-    return {
+    const ctx = {
       job,
       attempts: job.attempts(),
       uuid: job.uuid(),
@@ -203,9 +199,14 @@ export class Handlers implements JobRunner<RedisJob> {
       },
       release: (delay = 0) => job.release(delay),
       delete: () => job.delete(),
-      fail: async (error?: Error) => failJob(error),
-      ...(command === undefined ? {} : { command }),
+      fail: async (error?: Error) => {
+        if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
+        await this.failJob(job, error); // no error: Laravel's ManuallyFailedException
+      },
+      command,
     };
+    if (command === undefined) delete ctx.command; // a string job's context has no `command` key at all
+    return ctx as JobContext | ObjectJobContext;
   }
 }
 
