@@ -78,6 +78,8 @@ export function queueKey(name: string, line: LaravelLine, cluster: boolean): str
 
 /** Builds prefixed keys for one connection: prefix, Laravel line and cluster mode fixed at construction. */
 export class KeySpace {
+  private readonly byName = new Map<string, QueueKeys>();
+
   constructor(
     readonly prefix: string,
     readonly line: LaravelLine,
@@ -86,7 +88,14 @@ export class KeySpace {
 
   /** Every key of the queue named `name`. */
   forQueue(name: string): QueueKeys {
-    return this.forQueueKey(queueKey(name, this.line, this.cluster));
+    // Asked for on every pop, delete and release: the few queue names a process uses are kept.
+    let keys = this.byName.get(name);
+    if (keys === undefined) {
+      keys = Object.freeze(this.forQueueKey(queueKey(name, this.line, this.cluster)));
+      if (this.byName.size >= 1024) this.byName.clear();
+      this.byName.set(name, keys);
+    }
+    return keys;
   }
 
   /** Every key derived from an un-prefixed queue key such as `queues:default`. */
