@@ -225,10 +225,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       this.events.emit('JobPopping', this.where(list));
       for (const [index, name] of this.passOrder(list).entries()) {
         if (await this.cacheSignals.isPaused(this.queue.connectionName, name)) continue;
-        const jobs =
-          limit > 1 && this.queue.popMany
-            ? await this.queue.popMany(name, index, limit, (e) => this.reportAndCheckConnection(e))
-            : nonNull(await this.queue.pop(name, index));
+        // popMany even for one job: its migrations and pop travel in one round trip instead of three.
+        const jobs = this.queue.popMany
+          ? await this.queue.popMany(name, index, limit, (e) => this.reportAndCheckConnection(e))
+          : nonNull(await this.queue.pop(name, index));
         if (jobs.length === 0) continue;
         if (this.listens('JobPopped')) for (const job of jobs) this.events.emit('JobPopped', this.jobEvent(job));
         return jobs;

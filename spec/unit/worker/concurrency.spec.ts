@@ -57,7 +57,7 @@ describe('Worker: concurrency', () => {
     for (let i = 0; i < 4; i++) h.queue.push('default');
     await h.worker.daemon('default');
     // 2 (half of 3, rounded up), then the last free slot without waiting for the first two to finish
-    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:2', 'pop:default']);
+    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:2', 'popMany:default:1']);
     expect(stats.max).to.equal(3);
   });
 
