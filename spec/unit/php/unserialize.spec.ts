@@ -2,21 +2,12 @@
 import { expect } from 'chai';
 import { UnserializeError } from '../../../lib/errors';
 import { unserialize } from '../../../lib/php/unserialize';
+import { unserializeFailure as failure } from '../../support/unserializeFailure';
 import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference } from '../../../lib/php/values';
 
 function list(v: unknown): unknown[] {
   expect(v).to.be.instanceOf(PhpArray);
   return [...(v as PhpArray).entries.values()];
-}
-
-function failure(input: string | Buffer): UnserializeError {
-  try {
-    unserialize(input);
-  } catch (e) {
-    expect(e).to.be.instanceOf(UnserializeError);
-    return e as UnserializeError;
-  }
-  throw new Error(`unserialize(${JSON.stringify(String(input))}) did not throw`);
 }
 
 describe('unserialize', () => {

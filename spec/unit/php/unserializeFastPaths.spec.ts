@@ -5,22 +5,13 @@
 import { expect } from 'chai';
 import { UnserializeError } from '../../../lib/errors';
 import { unserialize } from '../../../lib/php/unserialize';
+import { unserializeFailure as failure } from '../../support/unserializeFailure';
 import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject } from '../../../lib/php/values';
 
 /** Laravel 8's BenchNoop job as serialize() writes it. */
 const NOOP =
   'O:18:"App\\Jobs\\BenchNoop":11:{s:1:"n";i:0;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;' +
   's:19:"chainCatchCallbacks";N;s:5:"delay";N;s:11:"afterCommit";N;s:10:"middleware";a:0:{}s:7:"chained";a:0:{}s:3:"job";N;}';
-
-function failure(input: string | Buffer): UnserializeError {
-  try {
-    unserialize(input);
-  } catch (e) {
-    expect(e).to.be.instanceOf(UnserializeError);
-    return e as UnserializeError;
-  }
-  throw new Error(`unserialize(${JSON.stringify(String(input))}) did not throw`);
-}
 
 function outcome(input: string | Buffer): { value?: unknown; error?: [string, number] } {
   try {
