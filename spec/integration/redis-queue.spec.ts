@@ -6,7 +6,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -312,6 +312,23 @@ describe('RedisQueue (integration)', function () {
   });
 
   describe('options and connections', () => {
+    it('with Redis unreachable, a command rejects with the error and ioredis prints no unhandled error events', async () => {
+      const down = await freePort(); // nothing listens there
+      const printed: string[] = [];
+      const original = console.error;
+      console.error = (...args: unknown[]) => void printed.push(args.map(String).join(' '));
+      try {
+        const q = new RedisQueue({ connection: { port: down, maxRetriesPerRequest: 0, retryStrategy: () => 50 } });
+        const error = await q.size().catch((e: unknown) => e);
+        await new Promise((r) => setTimeout(r, 200)); // a few reconnect attempts
+        await q.close();
+        expect(error).to.be.instanceOf(Error);
+        expect(printed.filter((line) => /Unhandled error event/.test(line))).to.deep.equal([]);
+      } finally {
+        console.error = original;
+      }
+    });
+
     it('rejects bad options, naming the option', () => {
       const bad: [RedisQueueOptions, string][] = [
         [{ retryAfter: -1 }, 'retryAfter'],
