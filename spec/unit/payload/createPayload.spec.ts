@@ -1,6 +1,5 @@
 // createObjectPayload / createStringPayload: field order per Laravel line, defaults, tuning values.
 import { expect } from 'chai';
-import { validate as isUuid, version as uuidVersion } from 'uuid';
 import { FakeClock } from '../../../lib/clock';
 import { InvalidOptionError } from '../../../lib/errors';
 import { createObjectPayload, createStringPayload, randomJobId } from '../../../lib/payload/createPayload';
@@ -46,7 +45,8 @@ describe('createObjectPayload', () => {
 
   it('defaults: a v4 uuid, 32 letters and digits as id, createdAt now, displayName = commandName', () => {
     const p = decode(createObjectPayload(job, { clock }));
-    expect(isUuid(p.uuid as string) && uuidVersion(p.uuid as string)).to.equal(4);
+    // RFC 4122 version 4 (random), variant 10xx, lower case as Laravel's Str::uuid() writes it
+    expect(p.uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(p.id).to.match(/^[A-Za-z0-9]{32}$/);
     expect(p.createdAt).to.equal(NOW);
     expect(p.displayName).to.equal('App\\Jobs\\Foo');
