@@ -1,9 +1,10 @@
 // The queue worker: Laravel's Worker (spec §10) with its retry, timeout and failure rules unchanged, so
 // Redis and Laravel's tools see what a `php artisan queue:work` would have left behind.
 //
-// Concurrency: up to `concurrency` jobs run at once, each in a slot. A pass pops only for free slots
-// (never past `maxJobs`), runs the stop checks once a slot is free, and sleeps `sleep` when it found
-// nothing. With concurrency 1 this is Laravel's loop exactly: pop, run, rest, stop checks, next.
+// Concurrency: up to `concurrency` jobs run at once, each in a slot. A pass pops for at most half the
+// free slots (never past `maxJobs`), runs the stop checks once a slot is free, and sleeps `sleep` when it
+// found nothing. From concurrency 4, two such loops share the slots (see poll()). With concurrency 1 this
+// is Laravel's loop exactly: pop, run, rest, stop checks, next.
 //
 // Timeouts (§10.8), the Node way: a job's limit is its payload `timeout`, else `options.timeout` (0 =
 // none). When it expires larq does what Laravel's SIGALRM handler does (fail the job if this was its last
@@ -76,6 +77,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
   private passes = 0;
+  private stopResult: WorkerStopResult | null = null;
 
   constructor(
     private readonly queue: WorkerQueue<J>,
@@ -121,34 +123,62 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       await this.cacheSignals.start();
       const startedAt = this.clock.nowMs();
       this.events.emit('WorkerStarting', { ...this.where(list), options: this.options });
-      for (;;) {
-        let found = false;
-        try {
-          if (await this.daemonShouldRun(list)) {
-            const jobs = await this.getNextJob(list, this.popLimit());
+      this.stopResult = null;
+      await Promise.all(Array.from({ length: this.options.concurrency >= 4 ? 2 : 1 }, () => this.poll(list, startedAt)));
+      return await this.stopWorker(this.stopResult ?? { status: EXIT_SUCCESS, reason: 'interrupted' });
+    } finally {
+      removeSignals();
+      await heartbeat?.stop();
+      this.running = false;
+    }
+  }
+
+  // One polling loop: Laravel's loop (§10.2) over the free slots. At concurrency 4 and up two of them
+  // share the slots, so a second pop is on its way while the first one's jobs run and the round trip to
+  // Redis is no longer the wait between batches. Slots a pop in flight will fill are held, so together
+  // they never reserve more than `concurrency` jobs (nor past maxJobs). The first loop to meet a stop
+  // condition records it and wakes the other, which then ends too.
+  private async poll(list: readonly string[], startedAt: number): Promise<void> {
+    for (;;) {
+      // null: every free slot was held by the other loop's pop, so this pass learned nothing about emptiness
+      let found: boolean | null = false;
+      try {
+        if (await this.daemonShouldRun(list)) {
+          const limit = this.popLimit();
+          if (limit <= 0) found = null;
+          else {
+            this.slots.hold(limit);
+            let jobs: J[];
+            try {
+              jobs = await this.getNextJob(list, limit);
+            } finally {
+              this.slots.unhold(limit);
+            }
             found = jobs.length > 0;
             for (const job of jobs) this.startJob(job);
             if (!found) {
               this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
               await this.sleep(this.options.sleep);
             }
-            await this.slots.waitForFree(this.wake.signal);
-          } else {
-            // pauseWorker: paused, down for maintenance; the stop checks below still run.
-            await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
           }
-        } catch (e) {
-          // Laravel would die here; larq reports and carries on after a breath.
-          this.report(e);
-          await this.sleep(1);
+          await this.slots.waitForFree(this.wake.signal);
+        } else {
+          // pauseWorker: paused, down for maintenance; the stop checks below still run.
+          await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
         }
-        const stop = await this.stopIfNecessary(startedAt, found);
-        if (stop !== null) return await this.stopWorker(stop);
+      } catch (e) {
+        // Laravel would die here; larq reports and carries on after a breath.
+        this.report(e);
+        await this.sleep(1);
       }
-    } finally {
-      removeSignals();
-      await heartbeat?.stop();
-      this.running = false;
+      if (this.stopResult !== null) return;
+      const stop = await this.stopIfNecessary(startedAt, found ?? true);
+      if (this.stopResult !== null) return;
+      if (stop !== null) {
+        this.stopResult = stop;
+        this.wake.abort(); // the other loop may be waiting for a slot or sleeping
+        return;
+      }
     }
   }
 
@@ -357,7 +387,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // side instead of in turns, and the process still never holds more than `concurrency` reserved jobs.
   private popLimit(): number {
     const free = Math.min(this.slots.free, Math.ceil(this.slots.size / 2));
-    return this.options.maxJobs > 0 ? Math.min(free, this.options.maxJobs - this.jobsProcessed) : free;
+    return this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed - this.slots.held)) : free;
   }
 
   private passOrder(list: readonly string[]): readonly string[] {

@@ -23,11 +23,30 @@ export class Slots<J extends WorkerJob> {
   // timeout frees the slot while the worker is still failing the job, and a stop must wait for that.
   private readonly unfinished = new Set<Promise<void>>();
 
+  // Slots promised to pops still on their way (see hold()).
+  private holding = 0;
+
   constructor(readonly size: number) {}
 
-  /** How many slots are free. */
+  /** How many slots are free: neither occupied nor held for a pop in flight. */
   get free(): number {
-    return this.size - this.occupied.size;
+    return this.size - this.occupied.size - this.holding;
+  }
+
+  /** How many slots are held for pops in flight. */
+  get held(): number {
+    return this.holding;
+  }
+
+  /** Hold `n` free slots for a pop in flight, so a second pop cannot promise them too. */
+  hold(n: number): void {
+    this.holding += n;
+  }
+
+  /** Give back slots held for a pop that has come back (its jobs are then added); wakes waiters. */
+  unhold(n: number): void {
+    this.holding -= n;
+    this.wakeWaiters();
   }
 
   /** Occupy a slot until `slot.done` settles. */
@@ -37,10 +56,14 @@ export class Slots<J extends WorkerJob> {
     void slot.over.finally(() => this.unfinished.delete(slot.over));
     void slot.done.finally(() => {
       this.occupied.delete(slot);
-      const waiters = this.waiters;
-      this.waiters = [];
-      for (const wake of waiters) wake();
+      this.wakeWaiters();
     });
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** The jobs whose handlers are still running within their time (what the heartbeat extends). */

@@ -61,6 +61,44 @@ describe('Worker: concurrency', () => {
     expect(stats.max).to.equal(3);
   });
 
+  it('from concurrency 4, two loops pop side by side, holding their slots so they never reserve more than N', async () => {
+    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true }, popMany: true });
+    const stats = { now: 0, max: 0, order: [] as string[] };
+    h.handler = busy(h, () => 1, stats);
+    for (let i = 0; i < 9; i++) h.queue.push('default');
+    let reservedMax = 0;
+    h.worker.on('JobProcessing', () => void (reservedMax = Math.max(reservedMax, h.queue.reserved('default').length)));
+    // a pop that takes 10 ms of (virtual) time, counting how many are out at once
+    const pop = h.queue.popMany!;
+    let out = 0;
+    let outMax = 0;
+    h.queue.popMany = async (queue, index, count) => {
+      outMax = Math.max(outMax, ++out);
+      await h.time.sleep(10);
+      out--;
+      return pop(queue, index, count);
+    };
+    expect((await h.worker.daemon('default')).reason).to.equal('empty');
+    // the second loop popped the other half while the first loop's pop was still out
+    expect(outMax).to.equal(2);
+    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:2', 'popMany:default:2']);
+    expect(stats.max).to.equal(4);
+    expect(reservedMax).to.be.at.most(4);
+    expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(9);
+    expect(h.queue.pending('default')).to.deep.equal([]);
+  });
+
+  it('with two loops, maxJobs still caps the jobs started, counting the pops in flight', async () => {
+    const h = harness({ options: { concurrency: 8, maxJobs: 3 }, popMany: true });
+    const stats = { now: 0, max: 0, order: [] as string[] };
+    h.handler = busy(h, () => 1, stats);
+    for (let i = 0; i < 10; i++) h.queue.push('default');
+    expect((await h.worker.daemon('default')).reason).to.equal('max_jobs');
+    expect(stats.order.filter((o) => o.startsWith('start'))).to.have.length(3);
+    expect(h.queue.pending('default')).to.have.length(7);
+    expect(h.queue.reserved('default')).to.deep.equal([]);
+  });
+
   it('never pops past maxJobs', async () => {
     const h = harness({ options: { concurrency: 4, maxJobs: 5 }, popMany: true });
     const stats = { now: 0, max: 0, order: [] as string[] };
