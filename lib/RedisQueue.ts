@@ -187,7 +187,7 @@ export class RedisQueue implements ReservedJobStore {
    *
    * A payload the pop script had to quarantine, or a command of the pipeline that failed, does not cost the
    * jobs reserved alongside it: the error goes to `onError` and the reserved jobs are returned. Only when no
-   * job was reserved at all is the first error thrown.
+   * job was reserved at all is the first error thrown (the others still go to `onError`).
    */
   async popMany(queue: string | null | undefined, index: number, count: number, onError: (error: Error) => void): Promise<RedisJob[]> {
     if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
@@ -212,7 +212,11 @@ export class RedisQueue implements ReservedJobStore {
         else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
       }
     });
-    if (jobs.length === 0 && errors.length > 0) throw errors[0];
+    if (jobs.length === 0 && errors.length > 0) {
+      // Nothing to return alongside: the first error is thrown, any others still reach onError.
+      for (const error of errors.slice(1)) onError(error);
+      throw errors[0];
+    }
     for (const error of errors) onError(error);
 
     const block = index === 0 && !this.secondaryQueueHadJob;

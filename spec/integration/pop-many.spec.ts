@@ -97,6 +97,17 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(await client.zcard(`${k}:reserved`)).to.equal(2);
   });
 
+  it('with only undecodable payloads, throws the first error and passes the others to onError', async () => {
+    const p = randomPrefix();
+    await client.rpush(`${p}queues:default`, '{one', '{two', '{three');
+    const onError: Error[] = [];
+    const thrown = await open(p).popMany('default', 0, 5, (e) => onError.push(e)).catch((e: unknown) => e);
+    expect(thrown).to.be.instanceOf(InvalidPayloadError);
+    expect((thrown as InvalidPayloadError).message).to.contain(`${p}queues:default:larq:invalid`);
+    expect(onError.map((e) => e.constructor.name)).to.deep.equal(['InvalidPayloadError', 'InvalidPayloadError']);
+    expect(await client.lrange(`${p}queues:default:larq:invalid`, 0, -1)).to.deep.equal(['{one', '{two', '{three']);
+  });
+
   it('throws the error when nothing but an undecodable payload was found', async () => {
     const p = randomPrefix();
     await client.rpush(`${p}queues:default`, '{broken');
