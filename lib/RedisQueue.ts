@@ -50,6 +50,7 @@ export class RedisQueue implements ReservedJobStore {
   private blocker: Redis | Cluster | undefined;
   // 11.27+: a job found on a lower-priority queue makes the next pass over the first queue non-blocking.
   private secondaryQueueHadJob = false;
+  private readonly waiting = new Map<string, Promise<boolean>>();
   private closed = false;
 
   constructor(options: RedisQueueOptions = {}) {
@@ -338,7 +339,19 @@ export class RedisQueue implements ReservedJobStore {
     );
   }
 
-  private async waitForNotify(keys: QueueKeys): Promise<boolean> {
+  // Callers waiting on the same notify list share one BLPOP: a worker with two polling loops would
+  // otherwise queue a second BLPOP behind the first on the blocking connection, and a stop could then
+  // wait up to twice `blockFor`. After a wake-up each caller tries its pop; one of them gets the job.
+  private waitForNotify(keys: QueueKeys): Promise<boolean> {
+    let waiting = this.waiting.get(keys.notify);
+    if (waiting === undefined) {
+      waiting = this.blockOnNotify(keys).finally(() => this.waiting.delete(keys.notify));
+      this.waiting.set(keys.notify, waiting);
+    }
+    return waiting;
+  }
+
+  private async blockOnNotify(keys: QueueKeys): Promise<boolean> {
     this.blocker ??= (this.client as Redis).duplicate();
     try {
       return (await this.blocker.blpop(keys.notify, this.options.blockFor ?? 0)) !== null;

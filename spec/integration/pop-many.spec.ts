@@ -131,6 +131,19 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(await client.zcard(`${p}queues:default:reserved`)).to.equal(1);
   });
 
+  it('two pops waiting on an empty queue share one BLPOP, and the job pushed goes to exactly one of them', async () => {
+    const p = randomPrefix();
+    const q = open(p, { blockFor: 2 });
+    const blpops = async () => Number(/cmdstat_blpop:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    const before = await blpops();
+    const popping = [q.popMany('default', 0, 5, () => undefined), q.popMany('default', 0, 5, () => undefined)];
+    await new Promise((r) => setTimeout(r, 50));
+    await open(p).pushRaw(job(1));
+    const [a, b] = await Promise.all(popping);
+    expect([...a, ...b].map((j) => j.getJobId())).to.deep.equal(['id1']);
+    expect((await blpops()) - before).to.equal(1);
+  });
+
   it('refuses a count that is not a positive integer', async () => {
     const q = open(randomPrefix());
     for (const bad of [0, -1, 1.5, NaN]) {
