@@ -171,12 +171,9 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     await this.migrate(keys);
-    const block = index === 0 && !this.secondaryQueueHadJob;
-    const next = await this.retrieveNextJob(name, keys, block);
-    if (index === 0) this.secondaryQueueHadJob = false;
-    if (next === null) return null;
-    if (index > 0) this.secondaryQueueHadJob = true;
-    return new RedisJob(this, next.job, next.reserved, this.options.connectionName, name);
+    const next = await this.retrieveNextJob(name, keys, this.mayBlock(index));
+    this.noteFound(index, next !== null);
+    return next === null ? null : this.reservedJob(name, next);
   }
 
   /**
@@ -209,7 +206,7 @@ export class RedisQueue implements ReservedJobStore {
       if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
       if (i < migrations) return;
       for (const reply of popReplies(raw)) {
-        if (reply.kind === 'reserved') jobs.push(new RedisJob(this, reply.job, reply.reserved, this.options.connectionName, name));
+        if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
         else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
       }
     });
@@ -220,13 +217,12 @@ export class RedisQueue implements ReservedJobStore {
     }
     for (const error of errors) onError(error);
 
-    const block = index === 0 && !this.secondaryQueueHadJob;
-    if (index === 0) this.secondaryQueueHadJob = false;
+    const block = this.mayBlock(index);
     if (jobs.length === 0 && block && this.options.blockFor !== null && (await this.waitForNotify(keys))) {
       const next = await this.popReserved(name, keys);
-      if (next !== null) jobs.push(new RedisJob(this, next.job, next.reserved, this.options.connectionName, name));
+      if (next !== null) jobs.push(this.reservedJob(name, next));
     }
-    if (jobs.length > 0 && index > 0) this.secondaryQueueHadJob = true;
+    this.noteFound(index, jobs.length > 0);
     return jobs;
   }
 
@@ -329,6 +325,21 @@ export class RedisQueue implements ReservedJobStore {
     const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
     if (reply.kind === 'invalid') throw this.quarantined(name, keys, reply);
     return reply.kind === 'reserved' ? reply : null;
+  }
+
+  // 11.27+: only the first queue of a pass may block, and not right after a lower-priority queue had a job.
+  private mayBlock(index: number): boolean {
+    const block = index === 0 && !this.secondaryQueueHadJob;
+    if (index === 0) this.secondaryQueueHadJob = false;
+    return block;
+  }
+
+  private noteFound(index: number, found: boolean): void {
+    if (found && index > 0) this.secondaryQueueHadJob = true;
+  }
+
+  private reservedJob(name: string, popped: { job: string; reserved: string }): RedisJob {
+    return new RedisJob(this, popped.job, popped.reserved, this.options.connectionName, name);
   }
 
   private quarantined(name: string, keys: QueueKeys, reply: Extract<PopReply, { kind: 'invalid' }>): InvalidPayloadError {

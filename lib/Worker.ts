@@ -381,10 +381,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return result;
   }
 
-  // Free slots, but never more than maxJobs still allows: maxJobs counts started jobs.
-  // A pass takes at most half the slots. The other half stays free for the next pass, which the loop
-  // sends at once, so Redis reserves the next batch while this one runs: Node and Redis work side by
-  // side instead of in turns, and the process still never holds more than `concurrency` reserved jobs.
+  // Free slots, at most half of them, and never more than maxJobs still allows (maxJobs counts started
+  // jobs and the slots held for pops in flight). The other half stays for the next pass or the other
+  // loop, so Redis reserves one batch while another runs.
   private popLimit(): number {
     const free = Math.min(this.slots.free, Math.ceil(this.slots.size / 2));
     return this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed - this.slots.held)) : free;

@@ -102,11 +102,6 @@ export const scripts = {
     await run(target, 'push', [k.queue, k.notify], [payload]);
   },
 
-  /** Queue a push on a pipeline or MULTI made from a defined client; its reply comes with exec(). */
-  pushInto(pipeline: ChainableCommander, k: QueueKeys, payload: string): void {
-    run(pipeline, 'push', [k.queue, k.notify], [payload]);
-  },
-
   /** ZADD the payload to the delayed set at `availableAt` (Unix seconds). */
   async later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<void> {
     await run(target, 'later', [k.delayed], [availableAt, payload]);
@@ -119,12 +114,8 @@ export const scripts = {
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    return (await scripts.popMany(target, k, expiresAt, 1))[0] ?? { kind: 'empty' };
-  },
-
-  /** What `pop` does, for up to `count` jobs in one script run; fewer replies means the list ran dry. */
-  async popMany(target: Client, k: QueueKeys, expiresAt: number, count: number): Promise<PopReply[]> {
-    return popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count]));
+    const [first] = popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1]));
+    return first ?? { kind: 'empty' };
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
