@@ -14,6 +14,48 @@ const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
 const hasOwn = Object.prototype.hasOwnProperty;
 const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
+const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether a value JSON.parse made may differ from what parseJsonExact makes of the same text: a number
+ * that is an integer beyond 2^53 (its text may hold a 64-bit integer JSON.parse rounded), a -0 (an
+ * integer `-0` is 0 in PHP), a string or key holding a surrogate (PHP rejects an unpaired surrogate escape),
+ * or an object whose first key is an array index (JS lists those first; the text may have had another
+ * order). Checking the parsed value costs a walk over its few fields; a regex over the text cost as much
+ * as JSON.parse itself. A true answer only means: parse again exactly. Iterative, so any depth JSON.parse
+ * returns is walked.
+ */
+export function mayNeedExactParse(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if ((Number.isInteger(v) && !Number.isSafeInteger(v)) || Object.is(v, -0)) return true;
+    } else if (typeof v === 'string') {
+      if (!isWellFormedText(v)) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) stack.push(v[i]);
+        continue;
+      }
+      let first = true;
+      for (const key in v) {
+        // JS enumerates array-index keys first, so an object holding one shows it as its first key.
+        if (first && ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1) return true;
+        first = false;
+        if (!isWellFormedText(key)) return true;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+function isWellFormedText(s: string): boolean {
+  return wellFormed ? wellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
 /** Parse `text` as PHP's json_decode(text, true) would, keeping what JS values can keep. */
 export function parseJsonExact(text: string): unknown {
   const reader = new Reader(text);

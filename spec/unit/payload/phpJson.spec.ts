@@ -108,8 +108,10 @@ const DECODE: [string, string | null][] = [
   ['{"__proto__":{"x":1},"constructor":1}', '{"__proto__":{"x":1},"constructor":1}'],
   [String.raw`"\u0000\u001f` + '\x7f"', String.raw`"\u0000\u001f` + '\x7f"'],
   ['{"a":[],"b":[[]],"c":{"d":[]}}', '{"a":[],"b":[[]],"c":{"d":[]}}'],
+  // what JSON.parse gets wrong, nested where only a walk of the whole value finds it
+  ['{"a":[{"b":{"x":1,"7":2}}],"c":[[-0]],"d":{"e":[9007199254740993]}}', '{"a":[{"b":{"x":1,"7":2}}],"c":[[0]],"d":{"e":[9007199254740993]}}'],
   ...[
-    String.raw`"\ud800"`, String.raw`"\udc00"`, String.raw`"\ud800\u0041"`, '[1,]', '{"a":1,}', '01', "['x']", '[1] x', 'NaN',
+    String.raw`"\ud800"`, String.raw`"\udc00"`, String.raw`{"k":[{"\udc00":1}]}`, String.raw`[[{"k":"a\ud800"}]]`, String.raw`"\ud800\u0041"`, '[1,]', '{"a":1,}', '01', "['x']", '[1] x', 'NaN',
     '"\x01"', '.5', '1.', '+1', '-', '', '{"a"}', '{1:2}', String.raw`"\x"`, 'tru', '[', '"abc',
   ].map((t): [string, null] => [t, null]),
 ];
