@@ -161,3 +161,42 @@ describe('unserialize fast paths', () => {
     });
   });
 });
+
+// The reader remembers each class's property names by position and reuses them when the same name comes
+// again; a name that changed, moved or lost its mangling must be read afresh every time.
+describe('unserialize: property names remembered per class', () => {
+  const props = (input: string) => (unserialize(input) as PhpObject).properties.map(({ name, visibility, declaringClass }) => ({ name, visibility, declaringClass }));
+
+  it('reads a class whose names change between payloads as each payload says', () => {
+    expect(props('O:1:"K":2:{s:1:"a";i:1;s:1:"b";i:2;}')).to.deep.equal([
+      { name: 'a', visibility: 'public', declaringClass: undefined },
+      { name: 'b', visibility: 'public', declaringClass: undefined },
+    ]);
+    expect(props('O:1:"K":2:{s:1:"b";i:1;s:4:"\0*\0a";i:2;}')).to.deep.equal([
+      { name: 'b', visibility: 'public', declaringClass: undefined },
+      { name: 'a', visibility: 'protected', declaringClass: undefined },
+    ]);
+    expect(props('O:1:"K":3:{s:4:"\0K\0a";i:1;s:1:"b";i:2;s:2:"é";i:3;}')).to.deep.equal([
+      { name: 'a', visibility: 'private', declaringClass: 'K' },
+      { name: 'b', visibility: 'public', declaringClass: undefined },
+      { name: 'é', visibility: 'public', declaringClass: undefined },
+    ]);
+    expect(props('O:1:"K":1:{s:1:"a";i:1;}')).to.deep.equal([{ name: 'a', visibility: 'public', declaringClass: undefined }]);
+  });
+
+  it('still finds a duplicate property and a malformed name when the names were seen before', () => {
+    unserialize('O:1:"D":2:{s:1:"a";i:1;s:1:"b";i:2;}');
+    expectError('O:1:"D":2:{s:1:"a";i:1;s:1:"a";i:2;}', 'duplicate property "a" in D', 23);
+    unserialize('O:1:"M":1:{s:4:"\0*\0a";i:1;}');
+    expectError('O:1:"M":1:{s:2:"\0a";i:1;}', 'malformed mangled property name "\\u0000a"', 11);
+  });
+
+  it('reads classes beyond the ones it remembers, each with its own names', () => {
+    for (let i = 0; i < 600; i++) {
+      const cls = `C${i}`;
+      const input = `O:${cls.length}:"${cls}":2:{s:${String(i).length + 1}:"p${i}";i:${i};s:1:"z";N;}`;
+      expect(props(input).map((p) => p.name)).to.deep.equal([`p${i}`, 'z']);
+      expect(props(input.replace(`p${i}`, `q${i}`)).map((p) => p.name)).to.deep.equal([`q${i}`, 'z']);
+    }
+  });
+});
