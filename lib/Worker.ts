@@ -196,7 +196,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(this.options.sleep);
         return null;
       }
-      const flight = new InFlight(job);
+      const flight = new InFlight(job, false); // --once has no timeout, as in Laravel
       await this.process(flight).catch((e: unknown) => this.reportJobException(flight, e));
       return job;
     } finally {
@@ -274,11 +274,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private startJob(job: J): void {
     this.jobsProcessed++;
     const limit = this.timeoutFor(job);
-    const flight = new InFlight(job);
+    const flight = new InFlight(job, limit > 0);
     const handled = this.process(flight).catch((e: unknown) => this.reportJobException(flight, e));
     const done = handled.then(() => {
       this.lastJobProcessedAt = unixSeconds(this.clock);
-      return this.sleep(this.options.rest);
+      return this.options.rest > 0 ? this.sleep(this.options.rest) : undefined;
     });
     const over = flight.overWithin(handled, limit, this.sleepImpl, () => this.timeoutJob(flight, limit));
     this.slots.add({ flight, done, over });

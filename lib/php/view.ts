@@ -24,7 +24,7 @@ export interface ShadowedProperty {
 
 /** Convert a PHP value to plain JS: numbers, strings, Buffers, arrays and plain objects. */
 export function toPlain(value: PhpValue): unknown {
-  return convert(value, new Map());
+  return convert(value, new Views());
 }
 
 /** The PHP class of an object made by toPlain, or undefined for anything else. */
@@ -44,9 +44,38 @@ export function shadowedPropertiesOf(value: unknown): readonly ShadowedProperty[
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/**
+ * The views made so far, by the array or object they were made from. A job's command holds a handful of
+ * arrays and objects, so the first few are kept in two lists searched in order; a Map, which costs more to
+ * create than the whole scan (a Map per toPlain was about 600 bytes of garbage per job), only past that.
+ */
+class Views {
+  private readonly sources: (PhpArray | PhpObject)[] = [];
+  private readonly views: unknown[] = [];
+  private map: Map<PhpArray | PhpObject, unknown> | undefined;
+
+  get(source: PhpArray | PhpObject): unknown {
+    if (this.map !== undefined) return this.map.get(source);
+    const i = this.sources.indexOf(source);
+    return i < 0 ? undefined : this.views[i];
+  }
+
+  set(source: PhpArray | PhpObject, view: unknown): void {
+    if (this.map !== undefined) {
+      this.map.set(source, view);
+      return;
+    }
+    this.sources.push(source);
+    this.views.push(view);
+    if (this.sources.length > SCANNED_VIEWS) this.map = new Map(this.sources.map((s, i) => [s, this.views[i]]));
+  }
+}
+
+const SCANNED_VIEWS = 16;
+
 // `seen` maps each array and object to its view, so `r:` and `R:` give the same JS object and a
 // cycle ends instead of recursing forever.
-function convert(value: PhpValue, seen: Map<PhpArray | PhpObject, unknown>): unknown {
+function convert(value: PhpValue, seen: Views): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
   if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
   if (value instanceof PhpBytes) return Buffer.from(value.bytes);
@@ -60,7 +89,7 @@ function convert(value: PhpValue, seen: Map<PhpArray | PhpObject, unknown>): unk
   return value instanceof PhpArray ? convertArray(value, seen) : convertObject(value, seen);
 }
 
-function convertArray(array: PhpArray, seen: Map<PhpArray | PhpObject, unknown>): unknown {
+function convertArray(array: PhpArray, seen: Views): unknown {
   if (array.isList()) {
     const list: unknown[] = [];
     seen.set(array, list);
@@ -73,7 +102,7 @@ function convertArray(array: PhpArray, seen: Map<PhpArray | PhpObject, unknown>)
   return map;
 }
 
-function convertObject(object: PhpObject, seen: Map<PhpArray | PhpObject, unknown>): unknown {
+function convertObject(object: PhpObject, seen: Views): unknown {
   const plain: Record<string, unknown> = {};
   Object.defineProperty(plain, PHP_CLASS, { value: object.className, enumerable: false });
   seen.set(object, plain);
@@ -90,7 +119,7 @@ function convertObject(object: PhpObject, seen: Map<PhpArray | PhpObject, unknow
 
 // The rules of the header comment, for an object whose first `done` properties were assigned in order
 // and whose property `done` (converted to `value`) clashed: every value is converted once, in order.
-function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: Map<PhpArray | PhpObject, unknown>): unknown {
+function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: Views): unknown {
   const properties = object.properties;
   const values: unknown[] = [];
   for (let i = 0; i < done; i++) values.push(plain[properties[i].name]);

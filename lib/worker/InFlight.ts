@@ -16,8 +16,15 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
   private controller: AbortController | undefined;
   private abortedWith: { reason: unknown } | undefined;
 
-  constructor(readonly job: J) {
-    this.guarded = fence(job, () => this.current === 'timedOut');
+  /**
+   * @param canTimeOut whether a timeout may end this attempt; without one nothing is ever fenced, so the
+   *   runner gets the job itself (a proxy costs on every property read of a job that cannot time out)
+   */
+  constructor(
+    readonly job: J,
+    canTimeOut = true,
+  ) {
+    this.guarded = canTimeOut ? fence(job, () => this.current === 'timedOut') : job;
   }
 
   /** Aborted on timeout or forced stop (with the reason given to abort()). */
@@ -57,13 +64,22 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
    * Resolve when the attempt is over: `handled` settled, or `limitSeconds` (0: never) passed and `onExpire`
    * (the worker's timeout handling) finished. Never rejects when `handled` and `onExpire` never reject.
    */
-  async overWithin(
+  overWithin(
     handled: Promise<void>,
     limitSeconds: number,
     sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
     onExpire: () => Promise<void>,
   ): Promise<void> {
-    if (limitSeconds <= 0) return handled;
+    // No limit: the attempt is over when the handler is, and no promise of our own is needed for that.
+    return limitSeconds <= 0 ? handled : this.watch(handled, limitSeconds, sleep, onExpire);
+  }
+
+  private async watch(
+    handled: Promise<void>,
+    limitSeconds: number,
+    sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+    onExpire: () => Promise<void>,
+  ): Promise<void> {
     const watchdog = new AbortController();
     const expired = sleep(limitSeconds * 1000, watchdog.signal).then(
       () => (watchdog.signal.aborted ? undefined : onExpire()),

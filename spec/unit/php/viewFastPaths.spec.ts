@@ -65,6 +65,23 @@ describe('toPlain fast paths', () => {
     expect(map['1']).to.equal('int key');
   });
 
+  it('gives one view per array or object however many there are, before and after it keeps them in a Map', () => {
+    // 40 arrays, each seen twice: the first time as a new value, the second as the same instance again,
+    // and an object that holds itself at the end.
+    const arrays = Array.from({ length: 40 }, (_, i) => new PhpArray([['i', BigInt(i)]]));
+    const root = new PhpObject('Root', [
+      ...arrays.map((a, i) => ({ name: `a${i}`, visibility: 'public' as const, value: a })),
+      ...arrays.map((a, i) => ({ name: `b${i}`, visibility: 'public' as const, value: a })),
+    ]);
+    root.properties.push({ name: 'self', visibility: 'public', value: root });
+    const plain = toPlain(root) as Record<string, unknown>;
+    for (let i = 0; i < 40; i++) {
+      expect(plain[`a${i}`]).to.deep.equal({ i });
+      expect(plain[`b${i}`], `b${i}`).to.equal(plain[`a${i}`]);
+    }
+    expect(plain.self).to.equal(plain);
+  });
+
   it('settles a clash found after other properties were added: winners in serialized order', () => {
     const bytes = new PhpBytes(Buffer.from([0xff]));
     const shared = new PhpArray([['k', 1n]]);

@@ -33,3 +33,26 @@ describe('InFlight: the lazy abort signal', () => {
     expect(flight.signal.aborted).to.equal(false);
   });
 });
+
+describe('InFlight: the fence around delete and release', () => {
+  const calls: string[] = [];
+  const real = {
+    delete: async () => void calls.push('delete'),
+    release: async () => void calls.push('release'),
+  } as unknown as WorkerJob;
+
+  it('hands the runner the job itself when no timeout can end the attempt', () => {
+    expect(new InFlight(real, false).guarded).to.equal(real);
+  });
+
+  it('makes delete and release no-ops once a job that can time out has timed out', async () => {
+    calls.length = 0;
+    const flight = new InFlight(real);
+    const guarded = flight.guarded as unknown as { delete(): Promise<void>; release(): Promise<void> };
+    await guarded.delete();
+    expect(flight.timeOut()).to.equal(true);
+    await guarded.release();
+    await guarded.delete();
+    expect(calls).to.deep.equal(['delete']);
+  });
+});
