@@ -8,6 +8,7 @@ import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
+import { HandlerContext, type FailJob } from './HandlerContext';
 
 /** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
 export interface JobContext {
@@ -83,6 +84,11 @@ export class Handlers implements JobRunner<RedisJob> {
   private readonly unknownJobs: 'fail' | { release: number };
   private readonly hooks: CommandHooks[];
   private failJob: ((job: RedisJob, error?: Error) => Promise<void>) | undefined;
+  // ctx.fail for every handler: made once, it finds the worker's failJob when called.
+  private readonly failFromHandler: FailJob = async (job, error) => {
+    if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
+    await this.failJob(job, error); // no error: Laravel's ManuallyFailedException
+  };
 
   constructor(options: HandlersOptions = {}) {
     const u = options.unknownJobs ?? 'fail';
@@ -183,30 +189,10 @@ export class Handlers implements JobRunner<RedisJob> {
     await this.failJob(job, error);
   }
 
-  // `signal` is a getter so the attempt's AbortController is only made for a handler that reads it.
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt): JobContext;
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command: PhpObject): ObjectJobContext;
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
-    const ctx = {
-      job,
-      attempts: job.attempts(),
-      uuid: job.uuid(),
-      id: job.getJobId(),
-      queue: job.getQueue(),
-      payload,
-      get signal() {
-        return attempt.signal;
-      },
-      release: (delay = 0) => job.release(delay),
-      delete: () => job.delete(),
-      fail: async (error?: Error) => {
-        if (!this.failJob) throw error ?? new Error('fail() needs a worker (createWorker binds one)');
-        await this.failJob(job, error); // no error: Laravel's ManuallyFailedException
-      },
-      command,
-    };
-    if (command === undefined) delete ctx.command; // a string job's context has no `command` key at all
-    return ctx as JobContext | ObjectJobContext;
+    return new HandlerContext(job, payload, attempt, this.failFromHandler, command) as JobContext | ObjectJobContext;
   }
 }
 

@@ -1,0 +1,60 @@
+// The `ctx` a handler gets (JobContext / ObjectJobContext). A class rather than an object literal: the
+// literal had a getter and three closures, and measured at about 0.7 us to build per job, against a few
+// dozen ns for an instance. Its methods are getters that bind on first use, so a handler may destructure
+// them (`{ release }`) as before, and one that never calls them costs no closures.
+import type { JobAttempt } from '../jobs/contracts';
+import type { RedisJob } from '../jobs/RedisJob';
+import type { JobPayload } from '../payload/types';
+import type { PhpObject } from '../php/values';
+import type { ObjectJobContext } from './Handlers';
+
+/** Fails a job as Laravel's Job::fail does; no error means Laravel's ManuallyFailedException. */
+export type FailJob = (job: RedisJob, error?: Error) => Promise<void>;
+
+/** One attempt's context; `command` is an own property only for object jobs. */
+export class HandlerContext implements Omit<ObjectJobContext, 'command'> {
+  readonly attempts: number;
+  readonly uuid: string | null;
+  readonly id: string | null;
+  readonly queue: string;
+  declare readonly command?: PhpObject;
+  readonly #attempt: JobAttempt;
+  readonly #failJob: FailJob;
+  #release: ((delaySeconds?: number) => Promise<void>) | undefined;
+  #delete: (() => Promise<void>) | undefined;
+  #fail: ((error?: Error) => Promise<void>) | undefined;
+
+  constructor(
+    readonly job: RedisJob,
+    readonly payload: JobPayload,
+    attempt: JobAttempt,
+    failJob: FailJob,
+    command?: PhpObject,
+  ) {
+    this.attempts = job.attempts();
+    this.uuid = job.uuid();
+    this.id = job.getJobId();
+    this.queue = job.getQueue();
+    this.#attempt = attempt;
+    this.#failJob = failJob;
+    // a string job's context has no `command` key at all
+    if (command !== undefined) (this as { command?: PhpObject }).command = command;
+  }
+
+  /** Aborted when the job's timeout passes or the worker is forced to stop (the AbortController is made on first read). */
+  get signal(): AbortSignal {
+    return this.#attempt.signal;
+  }
+
+  get release(): (delaySeconds?: number) => Promise<void> {
+    return (this.#release ??= (delay = 0) => this.job.release(delay));
+  }
+
+  get delete(): () => Promise<void> {
+    return (this.#delete ??= () => this.job.delete());
+  }
+
+  get fail(): (error?: Error) => Promise<void> {
+    return (this.#fail ??= (error?: Error) => this.#failJob(this.job, error));
+  }
+}
