@@ -6,6 +6,7 @@ import { RedisJob, type ReservedJobStore } from '../../../lib/jobs/RedisJob';
 import { payloadFor } from '../../../lib/jobs/dispatch';
 import { laravelJobTraits, phpClass } from '../../../lib/php/builder';
 import type { JobAttempt } from '../../../lib/jobs/contracts';
+import { systemClock } from '../../../lib/clock';
 
 const Invoice = phpClass('App\\Jobs\\Invoice', { n: 'public' }, { traits: laravelJobTraits(8) });
 
@@ -31,7 +32,7 @@ async function contextOf(handlers: Handlers, job: RedisJob, register: (h: Handle
 describe('Handlers: the context a handler gets', () => {
   it('gives an object job its identity, payload, command, and methods that work destructured', async () => {
     const { store, calls } = storeLog();
-    const payload = payloadFor(Invoice.make({ n: 7 }), { line: 8, delay: null, id: 'job-id-1' });
+    const payload = payloadFor(Invoice.make({ n: 7 }), { line: 8, clock: systemClock, delay: null, id: 'job-id-1' });
     const job = new RedisJob(store, payload, payload.replace('"attempts":0', '"attempts":1'), 'redis', 'billing');
     const ctx = (await contextOf(new Handlers(), job, (h, grab) =>
       h.object('App\\Jobs\\Invoice', async (_command, c) => {
@@ -52,7 +53,7 @@ describe('Handlers: the context a handler gets', () => {
 
   it('gives a string job no command key, and delete and fail that work destructured', async () => {
     const { store, calls } = storeLog();
-    const payload = payloadFor({ job: 'App\\Legacy@run', data: { a: 1 } }, { line: 8, delay: null, id: 'x' });
+    const payload = payloadFor({ job: 'App\\Legacy@run', data: { a: 1 } }, { line: 8, clock: systemClock, delay: null, id: 'x' });
     const job = new RedisJob(store, payload, payload, 'redis', 'default');
     const failed: (Error | undefined)[] = [];
     const handlers = new Handlers();
