@@ -192,13 +192,25 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     const pipeline = this.client.pipeline();
+    // Acknowledgements not sent yet go first, in the same write: Redis removes those reservations before
+    // this pop adds new ones, so a worker that refills a slot as soon as its handler returns still never
+    // has more than its concurrency reserved.
+    const acks = this.acks.moveInto(pipeline);
     const now = this.now();
     const { retryAfter, migrationBatchSize } = this.options;
     scripts.migrateExpiredJobsInto(pipeline, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize);
     if (retryAfter !== null) scripts.migrateExpiredJobsInto(pipeline, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize);
     const migrations = retryAfter !== null ? 2 : 1;
     scripts.popInto(pipeline, keys, this.availableAt(retryAfter ?? 0), count);
-    const replies = (await pipeline.exec()) ?? [];
+    let all: [Error | null, unknown][];
+    try {
+      all = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      acks.settle(error as Error);
+      throw error;
+    }
+    acks.settle(all);
+    const replies = all.slice(acks.commands);
 
     const jobs: RedisJob[] = [];
     const errors: Error[] = [];

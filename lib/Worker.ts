@@ -274,9 +274,18 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private startJob(job: J): void {
     this.jobsProcessed++;
     const limit = this.timeoutFor(job);
-    const flight = new InFlight(job, limit > 0);
-    const handled = this.process(flight).catch((e: unknown) => this.reportJobException(flight, e));
-    const done = handled.then(() => {
+    // From concurrency 2, a slot is free once the handler has settled, even if the job's final delete is
+    // still waiting for Redis' reply (the runner hands that over through settleLater): the next pop goes
+    // out on the same connection after that ZREM, so Redis never holds more than `concurrency` reserved
+    // jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply is in.
+    // One job at a time keeps Laravel's loop: the next pop waits for the delete.
+    const deferTail = this.options.concurrency > 1;
+    const flight = new InFlight(job, limit > 0, deferTail);
+    let settled: (() => void) | undefined;
+    const freed = deferTail ? new Promise<void>((resolve) => (settled = resolve)) : undefined;
+    const handled = this.process(flight, settled).catch((e: unknown) => this.reportJobException(flight, e));
+    if (settled) void handled.then(settled);
+    const done = (freed ?? handled).then(() => {
       this.lastJobProcessedAt = unixSeconds(this.clock);
       return this.options.rest > 0 ? this.sleep(this.options.rest) : undefined;
     });
@@ -296,7 +305,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
 
   // Laravel's process (§10.9): JobProcessing, the already-exceeded check, the run, JobProcessed;
   // exceptions go through handleJobException (which rethrows); JobAttempted always comes last.
-  private async process(flight: InFlight<J>): Promise<void> {
+  // `handlerSettled`, when given, is called as soon as the runner has returned: the slot may take the next
+  // job while the attempt waits for the tail the runner handed over.
+  private async process(flight: InFlight<J>, handlerSettled?: () => void): Promise<void> {
     const { job } = flight;
     let exception: Error | null = null;
     try {
@@ -304,6 +315,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       await failIfAlreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
       if (!job.isDeleted()) await this.runner.run(flight.guarded, flight);
+      if (flight.tail !== undefined) {
+        handlerSettled?.();
+        await flight.tail;
+      }
       if (!flight.finish()) return;
       if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
     } catch (e) {

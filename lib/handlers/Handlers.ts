@@ -134,8 +134,13 @@ export class Handlers implements JobRunner<RedisJob> {
     for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
     await entry.handler(toPlain(command) as Record<string, unknown>, ctx);
     if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
-    // CallQueuedHandler's last step: a job that neither released nor failed itself is done.
-    if (!job.isDeletedOrReleased() && !job.hasFailed()) await job.delete();
+    // CallQueuedHandler's last step: a job that neither released nor failed itself is done. Only the
+    // acknowledgement is left then, which the worker may wait for without holding the slot.
+    if (!job.isDeletedOrReleased() && !job.hasFailed()) {
+      const deleting = job.delete();
+      if (attempt.settleLater) attempt.settleLater(deleting);
+      else await deleting;
+    }
   }
 
   /** The job class's failed() hook, when its handler registered one. */

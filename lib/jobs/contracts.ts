@@ -94,6 +94,13 @@ export interface FailedJobLogger {
 export interface JobAttempt {
   /** Aborts on the job's timeout or a forced shutdown. Made on first read: most jobs never look at it. */
   readonly signal: AbortSignal;
+  /**
+   * Hand over the attempt's last step when it only waits on Redis (the final delete's acknowledgement):
+   * the worker may then give the slot to the next job while it waits, and still counts the attempt as
+   * processed (JobProcessed, or the exception path if `tail` rejects) only once `tail` settles. Absent
+   * when the worker runs one job at a time, as Laravel's does; the runner then awaits the step itself.
+   */
+  settleLater?(tail: Promise<void>): void;
 }
 
 export interface JobRunner<J extends WorkerJob = WorkerJob> {

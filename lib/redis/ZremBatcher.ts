@@ -3,7 +3,7 @@
 // socket one write each. This gathers the members asked for during one tick and sends a single
 // `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
 // members of a sorted set commutes), and each caller's promise settles with that command's reply.
-import type { Cluster, Redis } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 
 interface Pending {
   members: string[];
@@ -33,6 +33,27 @@ export class ZremBatcher {
         process.nextTick(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Put what is gathered into `pipeline`, ahead of what the caller adds next, instead of sending it on its
+   * own: the pop that follows rides in the same write, and Redis runs these ZREMs before it. Returns how
+   * many commands went in and a function to call with their replies (or with the error that failed the
+   * whole pipeline), which settles each caller's promise.
+   */
+  moveInto(pipeline: ChainableCommander): { commands: number; settle(replies: [Error | null, unknown][] | Error): void } {
+    const batches = [...this.pending.values()];
+    const keys = [...this.pending.keys()];
+    this.pending = new Map();
+    keys.forEach((key, i) => pipeline.zrem(key, ...batches[i].members));
+    return {
+      commands: keys.length,
+      settle: (replies) =>
+        batches.forEach(({ waiters }, i) => {
+          const error = replies instanceof Error ? replies : replies[i]?.[0];
+          waiters.forEach((w) => (error ? w.reject(error) : w.resolve()));
+        }),
+    };
   }
 
   /** Send what is gathered now (close() calls this so nothing waits for a tick that never comes). */

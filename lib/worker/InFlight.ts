@@ -15,16 +15,23 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
   // of a no-op job's cost, and most handlers never look. An abort before that is kept and replayed.
   private controller: AbortController | undefined;
   private abortedWith: { reason: unknown } | undefined;
+  /** Present when the worker lets the runner hand over its last step (see JobAttempt.settleLater). */
+  readonly settleLater?: (tail: Promise<void>) => void;
+  /** What the runner handed over, once it has. */
+  tail: Promise<void> | undefined;
 
   /**
    * @param canTimeOut whether a timeout may end this attempt; without one nothing is ever fenced, so the
    *   runner gets the job itself (a proxy costs on every property read of a job that cannot time out)
+   * @param deferTail whether the runner may hand over its last step (settleLater)
    */
   constructor(
     readonly job: J,
     canTimeOut = true,
+    deferTail = false,
   ) {
     this.guarded = canTimeOut ? fence(job, () => this.current === 'timedOut') : job;
+    if (deferTail) this.settleLater = keepTail;
   }
 
   /** Aborted on timeout or forced stop (with the reason given to abort()). */
@@ -103,6 +110,11 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
     this.current = 'timedOut';
     return true;
   }
+}
+
+// One function for every InFlight that accepts a tail, rather than a closure per job.
+function keepTail(this: InFlight<WorkerJob>, tail: Promise<void>): void {
+  this.tail = tail;
 }
 
 // A proxy, not a wrapper object, so the runner still sees the real class (instanceof, extra methods).

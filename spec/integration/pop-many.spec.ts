@@ -180,6 +180,45 @@ describe('RedisQueue.popMany (integration)', function () {
       });
     });
 
+    it('acknowledgements still gathered ride in the next popMany, ahead of its pop, and settle with its replies', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      for (const n of [1, 2, 3, 4]) await q.pushRaw(job(n));
+      const first = await q.popMany('default', 0, 2, () => undefined);
+      const monitor = await rawClient(port).monitor();
+      const seen: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args.some((a) => a.startsWith(p))) seen.push(args[0].toLowerCase());
+      });
+      const before = await zremCalls();
+      // popMany is called in the same tick as the deletes, before their own flush would run
+      const deleting = Promise.all(first.map((j) => j.delete()));
+      const second = await q.popMany('default', 0, 2, () => undefined);
+      await deleting;
+      await client.ping();
+      await new Promise((r) => setTimeout(r, 50));
+      monitor.disconnect();
+      expect((await zremCalls()) - before).to.equal(1);
+      // Redis removed the finished reservations before it reserved the next jobs
+      expect(seen.filter((c) => c !== 'zrangebyscore').slice(0, 2)).to.deep.equal(['zrem', seen.includes('evalsha') ? 'evalsha' : 'eval']);
+      expect(second.map((j) => j.getJobId())).to.deep.equal(['id3', 'id4']);
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members(second.map((j) => j.getReservedJob()));
+    });
+
+    it('acknowledgements carried by a popMany whose pipeline fails reject with its error', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      await q.pushRaw(job(1));
+      const [only] = await q.popMany('default', 0, 1, () => undefined);
+      const deleting = only.delete().catch((e: unknown) => e);
+      // the connection is cut under the pipeline: both the pop and the acknowledgement it carried fail
+      const client = (q as unknown as { client: Redis }).client;
+      client.disconnect();
+      const popped = await q.popMany('default', 0, 1, () => undefined).catch((e: unknown) => e);
+      expect(popped).to.be.instanceOf(Error);
+      expect(await deleting).to.be.instanceOf(Error);
+    });
+
     it('close() sends acknowledgements still gathered', async () => {
       const p = randomPrefix();
       const q = open(p);

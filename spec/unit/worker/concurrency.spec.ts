@@ -50,6 +50,43 @@ describe('Worker: concurrency', () => {
     ]);
   });
 
+  it("from concurrency 2, a slot takes the next job while the last one's delete waits for Redis; it counts as processed after", async () => {
+    const h = harness({ options: { concurrency: 2, stopWhenEmpty: true }, popMany: true });
+    h.handler = async (job, _signal, attempt) => {
+      // what Handlers does with its final delete: hand the wait for Redis' reply over
+      attempt!.settleLater!(h.time.sleep(5000).then(() => job.delete()));
+    };
+    for (let i = 0; i < 3; i++) h.queue.push('default');
+    await h.worker.daemon('default');
+    const events = h.jobEvents().filter((e) => /^Job(Processing|Processed) /.test(e));
+    // job 3 took job 1's slot before job 1's delete was in; each job still ends with JobProcessed
+    expect(events.indexOf('JobProcessing id-3')).to.be.lessThan(events.indexOf('JobProcessed id-1'));
+    expect(events.filter((e) => e.startsWith('JobProcessed'))).to.have.members(['JobProcessed id-1', 'JobProcessed id-2', 'JobProcessed id-3']);
+    expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(3);
+  });
+
+  it('a handed-over delete that fails takes the exception path, not JobProcessed', async () => {
+    const h = harness({ options: { concurrency: 2, stopWhenEmpty: true }, popMany: true });
+    h.handler = async (_job, _signal, attempt) => attempt!.settleLater!(Promise.reject(new Error('ZREM failed')));
+    h.queue.push('default');
+    await h.worker.daemon('default');
+    expect(h.jobEvents()).to.include('JobExceptionOccurred id-1');
+    expect(h.jobEvents()).to.not.include('JobProcessed id-1');
+    expect(h.errors.map((e) => e.message)).to.include('ZREM failed');
+  });
+
+  it("one job at a time is Laravel's loop: the runner is not offered settleLater", async () => {
+    const h = harness({ options: { stopWhenEmpty: true } });
+    const offered: boolean[] = [];
+    h.handler = async (job, _signal, attempt) => {
+      offered.push(attempt!.settleLater !== undefined);
+      await job.delete();
+    };
+    h.queue.push('default');
+    await h.worker.daemon('default');
+    expect(offered).to.deep.equal([false]);
+  });
+
   it('pops for the free slots only, at most half of them per round trip, the next pass at once', async () => {
     const h = harness({ options: { concurrency: 3, stopWhenEmpty: true }, popMany: true });
     const stats = { now: 0, max: 0, order: [] as string[] };

@@ -1,10 +1,11 @@
 // A Worker wired to the in-memory fakes, with every event recorded as "Name id" lines.
 import type { WorkerEvents } from '../../../lib/events';
+import type { JobAttempt } from '../../../lib/jobs/contracts';
 import { Worker } from '../../../lib/Worker';
 import type { WorkerOptions } from '../../../lib/WorkerOptions';
 import { FakeCache, FakeFailer, FakeJob, FakeQueue, VirtualTime } from '../../support/fakeQueue';
 
-export type Handler = (job: FakeJob, signal: AbortSignal) => Promise<void>;
+export type Handler = (job: FakeJob, signal: AbortSignal, attempt?: JobAttempt) => Promise<void>;
 
 const RECORDED: (keyof WorkerEvents<FakeJob>)[] = [
   'WorkerStarting',
@@ -71,7 +72,7 @@ export function harness(setup: HarnessOptions = {}) {
   h.worker = new Worker<FakeJob>(
     queue,
     {
-      run: (job, attempt) => h.handler(job, attempt.signal),
+      run: (job, attempt) => h.handler(job, attempt.signal, attempt),
       failed: (job, error) => {
         failedHooks.push({ job, error });
       },
