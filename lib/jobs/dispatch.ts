@@ -4,11 +4,12 @@
 import type { Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
 import type { LaravelLine } from '../LaravelLine';
-import { createObjectPayload, createStringPayload } from '../payload/createPayload';
+import { createObjectPayloadOf, createStringPayload } from '../payload/createPayload';
+import { JsonText } from '../payload/PayloadFields';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
 import { declarationOf, type PhpClass } from '../php/builder';
 import type { Encrypter } from '../php/Encrypter';
-import { serialize } from '../php/serialize';
+import { serialize, serializeToJsonString } from '../php/serialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 
 /**
@@ -58,16 +59,19 @@ export function delayOf(input: JobInput): number | undefined {
 
 function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
   const c = job.command;
-  let command = serialize(c);
+  let command: string | JsonText;
   if (job.encrypt) {
+    // the encrypter takes the serialized text itself; the result is escaped with the payload
+    const serialized = serialize(c);
     if (!ctx.encrypter) throw new InvalidOptionError('encrypt', `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`);
-    command = ctx.encrypter.encrypt(command);
+    command = ctx.encrypter.encrypt(serialized);
+  } else {
+    command = new JsonText(serializeToJsonString(c));
   }
   const live = liveValuesOf(c);
-  return createObjectPayload(
+  return createObjectPayloadOf(
     {
       commandName: c.className,
-      command,
       displayName: job.displayName ?? c.className,
       maxTries: pick(job.maxTries, intOf(live.tries)),
       maxExceptions: pick(job.maxExceptions, intOf(live.maxExceptions)),
@@ -78,6 +82,7 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
       deleteWhenMissingModels: pick(job.deleteWhenMissingModels, live.deleteWhenMissingModels === true),
       batchId: stringOf(live.batchId),
     },
+    command,
     { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: job.extra, id: ctx.id },
   );
 }
@@ -89,7 +94,6 @@ function pick<T>(given: T | undefined, fromCommand: T): T {
 /** The properties Laravel reads from the live job object when it builds the payload (and `delay` for bulk). */
 const LIVE_NAMES = ['tries', 'maxExceptions', 'timeout', 'failOnTimeout', 'backoff', 'retryUntil', 'deleteWhenMissingModels', 'batchId', 'delay'] as const;
 type LiveValues = Record<(typeof LIVE_NAMES)[number], PhpValue | undefined>;
-const LIVE_BIT = new Map<string, number>(LIVE_NAMES.map((name, i) => [name, 1 << i]));
 const NONE_DECLARED = Object.fromEntries(LIVE_NAMES.map((name) => [name, undefined])) as LiveValues;
 
 // The value PHP would see on the live object: the serialized property (the first of that name), else the
@@ -100,12 +104,39 @@ function liveValuesOf(command: PhpObject): LiveValues {
   const values: LiveValues = { ...(declaration ? declaredDefaults(declaration) : NONE_DECLARED) };
   let seen = 0;
   for (const property of command.properties) {
-    const bit = LIVE_BIT.get(property.name);
-    if (bit === undefined || (seen & bit) !== 0) continue;
+    const bit = liveBit(property.name);
+    if (bit === 0 || (seen & bit) !== 0) continue;
     seen |= bit;
     if (property.value !== undefined) values[property.name as keyof LiveValues] = property.value;
   }
   return values;
+}
+
+// A switch rather than a Map: most names are none of these, and comparing a name with a few constants
+// (interned strings, mostly told apart by their address) is cheaper than hashing it into a Map.
+function liveBit(name: string): number {
+  switch (name) {
+    case 'tries':
+      return 1 << 0;
+    case 'maxExceptions':
+      return 1 << 1;
+    case 'timeout':
+      return 1 << 2;
+    case 'failOnTimeout':
+      return 1 << 3;
+    case 'backoff':
+      return 1 << 4;
+    case 'retryUntil':
+      return 1 << 5;
+    case 'deleteWhenMissingModels':
+      return 1 << 6;
+    case 'batchId':
+      return 1 << 7;
+    case 'delay':
+      return 1 << 8;
+    default:
+      return 0;
+  }
 }
 
 // Left unfrozen, as they are only ever copied: V8 copies a frozen object by a path twice as slow.

@@ -1,11 +1,12 @@
 // Building payload strings the way Laravel's Queue::createPayload and RedisQueue::createPayloadArray do,
 // field for field and in the same order, so a PHP worker cannot tell them from its own.
-import { randomUUID } from 'crypto';
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
 import { formatPhpFloat } from '../php/float';
-import { PayloadFields, PlainText } from './PayloadFields';
+import { phpJsonEncodeMember } from './json';
+import { JsonText, KEYS, KnownJson, PayloadFields, PayloadWriter, PlainText } from './PayloadFields';
 import { randomByte } from './randomBytePool';
+import { randomUuid } from './randomUuid';
 import {
   CALL_QUEUED_HANDLER,
   type BackoffSpec,
@@ -17,39 +18,81 @@ import {
 
 /** The payload of an object job (`dispatch(new Job)`), as the given Laravel line writes it. */
 export function createObjectPayload(job: ObjectJobSpec, opts: PayloadOptions = {}): string {
+  return createObjectPayloadOf(job, job.command, opts);
+}
+
+/**
+ * createObjectPayload with the command given apart: as a string, or as its JSON text (what
+ * serializeToJsonString writes), which spares escaping the longest field of the payload.
+ */
+export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, command: string | JsonText, opts: PayloadOptions): string {
   const line = checkLine(opts.line);
   const clock = opts.clock ?? systemClock;
-  const p = new PayloadFields();
-  p.add('uuid', opts.uuid ?? new PlainText(randomUUID()));
-  p.add('displayName', job.displayName ?? job.commandName);
-  p.add('job', CALL_QUEUED_HANDLER);
-  p.add('maxTries', integerOrNull('maxTries', job.maxTries));
-  p.add('maxExceptions', integerOrNull('maxExceptions', job.maxExceptions));
-  p.add('failOnTimeout', job.failOnTimeout ?? false);
-  p.add('backoff', backoffString(job.backoff, clock));
-  p.add('timeout', integerOrNull('timeout', job.timeout));
-  p.add('retryUntil', retryUntilSeconds(job.retryUntil));
-  if (line >= 13) p.add('deleteWhenMissingModels', job.deleteWhenMissingModels ?? false);
-  const data: Record<string, unknown> = { commandName: job.commandName, command: job.command };
-  if (line >= 12) data.batchId = job.batchId ?? null;
-  p.add('data', data);
-  return finish(p, line, opts, clock);
+  // every option is checked before the first field is written (see PayloadWriter.add), in this order
+  const maxTries = integerOrNull('maxTries', job.maxTries);
+  const maxExceptions = integerOrNull('maxExceptions', job.maxExceptions);
+  const backoff = backoffString(job.backoff, clock);
+  const timeout = integerOrNull('timeout', job.timeout);
+  const retryUntil = retryUntilSeconds(job.retryUntil);
+  const tail = new RedisTail(line, opts, clock);
+  const p = fieldsFor(opts);
+  p.add(KEYS.uuid, opts.uuid ?? new PlainText(randomUuid()));
+  p.add(KEYS.displayName, job.displayName ?? job.commandName);
+  p.add(KEYS.job, CALL_QUEUED_HANDLER_JSON);
+  p.add(KEYS.maxTries, maxTries);
+  p.add(KEYS.maxExceptions, maxExceptions);
+  p.add(KEYS.failOnTimeout, job.failOnTimeout ?? false);
+  p.add(KEYS.backoff, backoff);
+  p.add(KEYS.timeout, timeout);
+  p.add(KEYS.retryUntil, retryUntil);
+  if (line >= 13) p.add(KEYS.deleteWhenMissingModels, job.deleteWhenMissingModels ?? false);
+  p.add(KEYS.data, new CommandData(job.commandName, command, line >= 12 ? job.batchId ?? null : undefined));
+  return finish(p, line, opts, tail);
+}
+
+const CALL_QUEUED_HANDLER_JSON = new JsonText(JSON.stringify(CALL_QUEUED_HANDLER));
+
+/**
+ * An object job's `data`: `{commandName, command}`, and `batchId` from line 12, written as phpJsonEncode
+ * writes that object (a member that is undefined left out), but with a command given as JSON written as is.
+ */
+class CommandData extends KnownJson {
+  constructor(
+    private readonly commandName: string,
+    private readonly command: string | JsonText,
+    /** undefined: the line has no batchId. */
+    private readonly batchId: string | null | undefined,
+  ) {
+    super();
+  }
+
+  toJson(): string {
+    // the members sit two containers deep, as in the object phpJsonEncode would be given
+    let out = this.commandName === undefined ? '' : `"commandName":${phpJsonEncodeMember(this.commandName, 2)}`;
+    const command = this.command;
+    if (command !== undefined) out += `${out === '' ? '' : ','}"command":${command instanceof JsonText ? command.json : phpJsonEncodeMember(command, 2)}`;
+    if (this.batchId !== undefined) out += `${out === '' ? '' : ','}"batchId":${phpJsonEncodeMember(this.batchId, 2)}`;
+    return `{${out}}`;
+  }
 }
 
 /** The payload of a string job (`Queue::push('Class@method', $data)`): no tuning, no retryUntil. */
 export function createStringPayload(job: StringJobSpec, opts: PayloadOptions = {}): string {
   const line = checkLine(opts.line);
-  const p = new PayloadFields();
-  p.add('uuid', opts.uuid ?? new PlainText(randomUUID()));
-  p.add('displayName', job.job.split('@')[0]);
-  p.add('job', job.job);
-  p.add('maxTries', null);
-  p.add('maxExceptions', null);
-  p.add('failOnTimeout', false);
-  p.add('backoff', null);
-  p.add('timeout', null);
-  p.add('data', job.data === undefined ? '' : job.data);
-  return finish(p, line, opts, opts.clock ?? systemClock);
+  const uuid = opts.uuid ?? new PlainText(randomUuid());
+  const displayName = job.job.split('@')[0];
+  const tail = new RedisTail(line, opts, opts.clock ?? systemClock);
+  const p = fieldsFor(opts);
+  p.add(KEYS.uuid, uuid);
+  p.add(KEYS.displayName, displayName);
+  p.add(KEYS.job, job.job);
+  p.add(KEYS.maxTries, null);
+  p.add(KEYS.maxExceptions, null);
+  p.add(KEYS.failOnTimeout, false);
+  p.add(KEYS.backoff, null);
+  p.add(KEYS.timeout, null);
+  p.add(KEYS.data, job.data === undefined ? '' : job.data);
+  return finish(p, line, opts, tail);
 }
 
 const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
@@ -69,15 +112,33 @@ export function randomJobId(length: number = 32): string {
   return chars.toString('latin1', 0, n);
 }
 
+/** Hooks need the fields kept, to replace one in place; without them each is written as it comes. */
+function fieldsFor(opts: PayloadOptions): PayloadFields | PayloadWriter {
+  return opts.extra ? new PayloadFields() : new PayloadWriter();
+}
+
+/** The checked values of the tail's own fields (createdAt, delay: lines 12 and 13), ahead of writing. */
+class RedisTail {
+  readonly createdAt: number | null = null;
+  readonly delay: number | null = null;
+
+  constructor(line: LaravelLine, opts: PayloadOptions, clock: Clock) {
+    if (line >= 12) {
+      this.createdAt = integerOrNull('createdAt', opts.createdAt) ?? unixSeconds(clock);
+      this.delay = integerOrNull('delay', opts.delay);
+    }
+  }
+}
+
 /** The tail every payload shares: createdAt, hook keys, then the Redis additions. */
-function finish(p: PayloadFields, line: LaravelLine, opts: PayloadOptions, clock: Clock): string {
-  if (line >= 12) p.add('createdAt', integerOrNull('createdAt', opts.createdAt) ?? unixSeconds(clock));
+function finish(p: PayloadFields | PayloadWriter, line: LaravelLine, opts: PayloadOptions, tail: RedisTail): string {
+  if (line >= 12) p.add(KEYS.createdAt, tail.createdAt);
   // set() keeps an existing key where it is, as PHP's array merge does; a hook may also have added
   // id, attempts or delay, so those are set, not added
-  if (opts.extra) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
-  p.set('id', opts.id ?? new PlainText(randomJobId()));
-  p.set('attempts', 0);
-  if (line >= 12) p.set('delay', integerOrNull('delay', opts.delay));
+  if (opts.extra && p instanceof PayloadFields) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
+  p.set(KEYS.id, opts.id ?? new PlainText(randomJobId()));
+  p.set(KEYS.attempts, 0);
+  if (line >= 12) p.set(KEYS.delay, tail.delay);
   return p.toJson();
 }
 

@@ -26,9 +26,20 @@ export function phpJsonEncode(value: unknown, opts: PhpJsonEncodeOptions = {}): 
   return encodeValue(value, escapePattern(opts.unescapedUnicode ?? true, opts.unescapedSlashes ?? false), 0);
 }
 
-/** phpJsonEncode of a value that is a member of a top-level array or object: nesting depth counts from there. */
-export function phpJsonEncodeMember(value: unknown): string {
-  return encodeValue(value, escapePattern(true, false), 1);
+/** phpJsonEncode of a value that sits `depth` containers deep (1: a member of the top-level array or object). */
+export function phpJsonEncodeMember(value: unknown, depth = 1): string {
+  return encodeValue(value, DEFAULT_ESCAPES, depth);
+}
+
+/**
+ * The text phpJsonEncode writes between the quotes of a string (default flags). It escapes character by
+ * character, so the body of a concatenation is the concatenation of the bodies, as long as no surrogate
+ * pair is cut in two: what lets serialize write a command directly as the JSON string the payload holds.
+ */
+export function phpJsonStringBody(s: string): string {
+  if (s.length <= SHORT && PLAIN.test(s)) return s;
+  const json = encodeString(s, DEFAULT_ESCAPES);
+  return json.slice(1, json.length - 1);
 }
 
 /**
@@ -54,6 +65,8 @@ export function phpJsonDecode(text: string): unknown {
 /** What JSON.stringify leaves raw but PHP escapes, for: no flags, SLASHES, UNICODE, both (JSON_UNESCAPED_*). */
 const PHP_ONLY_ESCAPES = [/[/\u0080-\uffff]/g, /[\u0080-\uffff]/g, /[/\u2028\u2029]/g, /[\u2028\u2029]/g];
 type Escapes = RegExp;
+/** JSON_UNESCAPED_UNICODE with slashes escaped: what Laravel writes payloads with. */
+const DEFAULT_ESCAPES = PHP_ONLY_ESCAPES[2];
 
 function escapePattern(unescapedUnicode: boolean, unescapedSlashes: boolean): Escapes {
   return PHP_ONLY_ESCAPES[(unescapedUnicode ? 2 : 0) + (unescapedSlashes ? 1 : 0)];

@@ -91,9 +91,7 @@ export class PhpClass {
         p.declaringClass ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value } : { name: p.name, visibility: p.visibility, value },
       );
     }
-    const object = new PhpObject(this.className, props);
-    declarations.set(object, this);
-    return object;
+    return new DeclaredObject(this.className, props, this);
   }
 
   /** The declared default of a property, as a PHP value; undefined when it has none or is not declared. */
@@ -104,12 +102,26 @@ export class PhpClass {
 }
 
 // make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads
-// tuning such as `tries` from the live object: dispatch finds those defaults through this map.
-const declarations = new WeakMap<PhpObject, PhpClass>();
+// tuning such as `tries` from the live object: dispatch finds those defaults through the declaration the
+// object carries. A private field, not a WeakMap from object to class: its entries cost as much as the
+// rest of make(), and more work in every garbage collection; being private, it is no enumerable property
+// either, so deep comparisons see the PhpObject alone.
+class DeclaredObject extends PhpObject {
+  readonly #declaration: PhpClass;
+
+  constructor(className: string, properties: PhpProperty[], declaration: PhpClass) {
+    super(className, properties);
+    this.#declaration = declaration;
+  }
+
+  static declarationOf(object: PhpObject): PhpClass | undefined {
+    return object instanceof DeclaredObject ? object.#declaration : undefined;
+  }
+}
 
 /** The class declaration an object was made from by PhpClass.make(), if any. */
 export function declarationOf(object: PhpObject): PhpClass | undefined {
-  return declarations.get(object);
+  return DeclaredObject.declarationOf(object);
 }
 
 /** Declare a PHP class: its own properties in declaration order, then its traits'. */

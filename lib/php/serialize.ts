@@ -3,25 +3,28 @@
 // PHP does so that an index pointing nowhere, or at something else than its target, is caught here
 // instead of failing inside a PHP worker.
 import { SerializeError } from '../errors';
+import { phpJsonEncode, phpJsonStringBody } from '../payload/json';
 import { isAscii } from './ascii';
 import { formatPhpFloat } from './float';
 import { decodeUtf8 } from './unserialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue } from './values';
+import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, Visibility } from './values';
 
+/** Nesting depth from which the writer tracks open containers in a Set. */
+const DEEP = 32;
 const INT_MIN = -(2n ** 63n);
 const INT_MAX = 2n ** 63n - 1n;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Serialize to PHP's format as bytes; PhpBytes may make the result invalid UTF-8. */
 export function serializeToBuffer(value: PhpValue): Buffer {
-  const writer = new Writer();
+  const writer = new Writer(false);
   writer.value(value);
   return writer.toBuffer();
 }
 
 /** Serialize to PHP's format as a JS string; throws SerializeError when the bytes are not valid UTF-8. */
 export function serialize(value: PhpValue): string {
-  const writer = new Writer();
+  const writer = new Writer(false);
   writer.value(value);
   // Without raw bytes the text is the answer: every string in it passed the surrogate check.
   if (!writer.holdsRawBytes) return writer.out;
@@ -29,6 +32,26 @@ export function serialize(value: PhpValue): string {
   if (text === undefined) throw new SerializeError('the serialized value is not valid UTF-8 (it holds PhpBytes); use serializeToBuffer');
   return text;
 }
+
+/**
+ * `phpJsonEncode(serialize(value))`, the form a command takes in a payload, written in one pass: the
+ * writer escapes each piece as it goes (names from its remembered texts), so the serialized text is
+ * neither scanned for what needs escaping nor copied by JSON.stringify. Same text, same errors.
+ */
+export function serializeToJsonString(value: PhpValue): string {
+  const writer = new Writer(true);
+  try {
+    writer.value(value);
+  } catch (e) {
+    // Raw bytes are valid UTF-8 or not only as a whole text: that question is serialize()'s.
+    if (e === RAW_BYTES) return phpJsonEncode(serialize(value));
+    throw e;
+  }
+  return `"${writer.out}"`;
+}
+
+/** Thrown by a JSON writer that meets raw bytes, to start again the long way. */
+const RAW_BYTES = new Error('raw bytes in a JSON writer');
 
 /** The serialized property name PHP uses for a visibility (§7.2): `name`, `\0*\0name` or `\0Class\0name`. */
 export function mangle(property: Omit<PhpProperty, 'value'>, className: string): string {
@@ -47,12 +70,19 @@ export function mangle(property: Omit<PhpProperty, 'value'>, className: string):
 
 // The output is a JS string while the value holds only text, which is what jobs hold; raw bytes (PhpBytes,
 // a C: payload) switch it to a list of Buffers, the text so far encoded as UTF-8 ahead of them.
+// A JSON writer writes every piece as phpJsonEncode would between a string's quotes; the pieces are
+// whole strings or ASCII, so the result is the body of the JSON string of the serialized text.
 class Writer {
   /** The text written since the last raw bytes (all of it when there were none). */
   out = '';
   private chunks: Buffer[] | null = null;
   private readonly slots: PhpValue[] = [];
-  private readonly open = new Set<PhpArray | PhpObject>();
+  /** The containers being written, outermost first: a few, where a scan beats hashing each into a Set. */
+  private readonly open: (PhpArray | PhpObject)[] = [];
+  /** The same containers as a Set, once nesting is deep enough for scans to add up. */
+  private deep: Set<PhpArray | PhpObject> | null = null;
+
+  constructor(private readonly json: boolean) {}
 
   get holdsRawBytes(): boolean {
     return this.chunks !== null;
@@ -92,6 +122,11 @@ class Writer {
   }
 
   private array(array: PhpArray): void {
+    // An empty array cannot be open, as that takes an entry to be inside of (Laravel's defaults are empty).
+    if (array.size === 0) {
+      this.out += 'a:0:{}';
+      return;
+    }
     this.enter(array, 'array');
     this.out += `a:${array.size}:{`;
     for (const [key, item] of array.entries) {
@@ -100,22 +135,44 @@ class Writer {
       this.value(item);
     }
     this.out += '}';
-    this.open.delete(array);
+    this.leave();
   }
 
   private object(object: PhpObject): void {
     const { className, properties } = object;
     this.enter(object, className);
-    this.out += `${classPrefix(className)}${properties.length}:{`;
-    const seen = new NameSet();
-    for (const property of properties) {
-      const name = mangle(property, className);
-      if (!seen.add(name)) throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
-      this.out += propertyKey(name);
-      this.value(property.value);
+    const prefix = classPrefix(className);
+    this.out += `${this.json ? prefix.json : prefix.plain}${properties.length}:{`;
+    const layout = layouts.get(className);
+    if (layout !== undefined && layout.fits(properties)) {
+      // names already checked when the layout was remembered; only the values are new
+      const keys = layout.keys;
+      for (let i = 0; i < keys.length; i++) {
+        const value = properties[i].value;
+        // a null (most of Queueable's properties) is written with its key, one piece of the rope instead of two
+        if (value === null) {
+          this.slots.push(null);
+          this.out += this.json ? keys[i].jsonNull : keys[i].plainNull;
+          continue;
+        }
+        this.out += this.json ? keys[i].json : keys[i].plain;
+        this.value(value);
+      }
+    } else {
+      const seen = new NameSet();
+      const keys: NameText[] = [];
+      for (const property of properties) {
+        const name = mangle(property, className);
+        if (!seen.add(name)) throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
+        const key = propertyKey(name);
+        keys.push(key);
+        this.out += this.json ? key.json : key.plain;
+        this.value(property.value);
+      }
+      if (keys.length <= Layout.MAX_PROPERTIES) remember(layouts, className, new Layout(properties, keys), Layout.REMEMBERED);
     }
     this.out += '}';
-    this.open.delete(object);
+    this.leave();
   }
 
   private enumCase(value: PhpEnum): void {
@@ -123,7 +180,8 @@ class Writer {
       throw new SerializeError(`invalid enum case ${value.className}:${value.caseName}`);
     }
     const text = `${value.className}:${value.caseName}`;
-    this.out += `E:${utf8Length(text, 'an enum case')}:"${text}";`;
+    const n = utf8Length(text, 'an enum case');
+    this.out += this.json ? `E:${n}:\\"${phpJsonStringBody(text)}\\";` : `E:${n}:"${text}";`;
   }
 
   private custom(value: PhpCustomObject): void {
@@ -152,12 +210,23 @@ class Writer {
 
   private enter(container: PhpArray | PhpObject, what: string): void {
     // A container inside itself can only be written through a PhpReference, as PHP does.
-    if (this.open.has(container)) throw new SerializeError(`${what} contains itself; use a PhpReference for the cycle`);
-    this.open.add(container);
+    const open = this.open;
+    if (this.deep === null && open.length >= DEEP) this.deep = new Set(open);
+    if (this.deep === null ? open.includes(container) : this.deep.has(container)) {
+      throw new SerializeError(`${what} contains itself; use a PhpReference for the cycle`);
+    }
+    open.push(container);
+    this.deep?.add(container);
+  }
+
+  private leave(): void {
+    const container = this.open.pop()!;
+    this.deep?.delete(container);
   }
 
   private string(text: string, what: string): void {
-    this.out += `s:${utf8Length(text, what)}:"${text}";`;
+    const n = utf8Length(text, what);
+    this.out += this.json ? `s:${n}:\\"${phpJsonStringBody(text)}\\";` : `s:${n}:"${text}";`;
   }
 
   private bytes(bytes: Buffer): void {
@@ -167,28 +236,85 @@ class Writer {
   }
 
   private raw(bytes: Buffer): void {
+    if (this.json) throw RAW_BYTES;
     (this.chunks ??= []).push(Buffer.from(this.out, 'utf8'), bytes);
     this.out = '';
   }
 }
 
 // Class and property names come back in every object of a class: their text (`O:N:"Class":`,
-// `s:N:"name";`) is remembered in bounded maps, emptied when full, which spares the length count and
-// the string joins per name. Only names that passed utf8Length's checks are remembered.
+// `s:N:"name";`), plain and JSON-escaped, is remembered in bounded maps, emptied when full, which spares
+// the length count, the escaping and the string joins per name. Only names that passed utf8Length's
+// checks are remembered.
 const REMEMBERED = 4096;
-const classPrefixes = new Map<string, string>();
-const propertyKeys = new Map<string, string>();
+const classPrefixes = new Map<string, NameText>();
+const propertyKeys = new Map<string, NameText>();
 
-function classPrefix(className: string): string {
-  return classPrefixes.get(className) ?? remember(classPrefixes, className, `O:${utf8Length(className, 'a class name')}:"${className}":`);
+/** The serialized text of a name, plain and as it reads inside a JSON string. */
+class NameText {
+  readonly plain: string;
+  readonly json: string;
+  /** The text followed by a null's, `N;`. */
+  readonly plainNull: string;
+  readonly jsonNull: string;
+
+  constructor(head: string, name: string, tail: string) {
+    this.plain = `${head}"${name}"${tail}`;
+    this.json = `${head}\\"${phpJsonStringBody(name)}\\"${tail}`;
+    this.plainNull = `${this.plain}N;`;
+    this.jsonNull = `${this.json}N;`;
+  }
 }
 
-function propertyKey(name: string): string {
-  return propertyKeys.get(name) ?? remember(propertyKeys, name, `s:${utf8Length(name, 'a property name')}:"${name}";`);
+function classPrefix(className: string): NameText {
+  return classPrefixes.get(className) ?? remember(classPrefixes, className, new NameText(`O:${utf8Length(className, 'a class name')}:`, className, ':'));
 }
 
-function remember(texts: Map<string, string>, name: string, text: string): string {
-  if (texts.size >= REMEMBERED) texts.clear();
+function propertyKey(name: string): NameText {
+  return propertyKeys.get(name) ?? remember(propertyKeys, name, new NameText(`s:${utf8Length(name, 'a property name')}:`, name, ';'));
+}
+
+/**
+ * The properties of the object last written for a class: names, visibilities and their keys' texts. The
+ * objects of a job class mostly share them, so the next one is only compared, name by name, instead of
+ * mangled, checked for twice-written names and looked up again.
+ */
+class Layout {
+  // Bounds on what layouts hold: jobs have a few dozen properties at most, and a process pushes a few
+  // hundred job classes at most; others are written the long way, as fast as before layouts.
+  static readonly MAX_PROPERTIES = 64;
+  static readonly REMEMBERED = 1024;
+
+  private readonly names: string[];
+  private readonly visibilities: Visibility[];
+  private readonly declaringClasses: (string | undefined)[];
+
+  constructor(
+    properties: readonly PhpProperty[],
+    readonly keys: readonly NameText[],
+  ) {
+    this.names = properties.map((p) => p.name);
+    this.visibilities = properties.map((p) => p.visibility);
+    this.declaringClasses = properties.map((p) => p.declaringClass);
+  }
+
+  /** True when these properties have the same names, visibilities and declaring classes, in the same order. */
+  fits(properties: readonly PhpProperty[]): boolean {
+    const n = this.names.length;
+    if (properties.length !== n) return false;
+    for (let i = 0; i < n; i++) {
+      const p = properties[i];
+      // `?.`: a hole or null where a property should be fails here as it fails the long way
+      if (p?.name !== this.names[i] || p.visibility !== this.visibilities[i] || p.declaringClass !== this.declaringClasses[i]) return false;
+    }
+    return true;
+  }
+}
+
+const layouts = new Map<string, Layout>();
+
+function remember<T>(texts: Map<string, T>, name: string, text: T, bound = REMEMBERED): T {
+  if (texts.size >= bound) texts.clear();
   texts.set(name, text);
   return text;
 }
