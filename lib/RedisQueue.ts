@@ -192,10 +192,10 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     const pipeline = this.client.pipeline();
-    // Acknowledgements not sent yet go first, in the same write: Redis removes those reservations before
-    // this pop adds new ones, so a worker that refills a slot as soon as its handler returns still never
-    // has more than its concurrency reserved.
-    const acks = this.acks.moveInto(pipeline);
+    // This queue's acknowledgements not sent yet go first, in the same write: Redis removes those
+    // reservations before this pop adds new ones, so a worker that refills a slot as soon as its handler
+    // returns still never has more than its concurrency reserved.
+    const acks = this.acks.moveInto(pipeline, keys.reserved);
     const now = this.now();
     const { retryAfter, migrationBatchSize } = this.options;
     scripts.migrateExpiredJobsInto(pipeline, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize);

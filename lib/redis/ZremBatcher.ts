@@ -10,6 +10,8 @@ interface Pending {
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
+const NOTHING_MOVED = { commands: 0, settle: (): void => undefined };
+
 /** Coalesces the ZREMs asked for within one tick into one ZREM per key. */
 export class ZremBatcher {
   private pending = new Map<string, Pending>();
@@ -36,23 +38,23 @@ export class ZremBatcher {
   }
 
   /**
-   * Put what is gathered into `pipeline`, ahead of what the caller adds next, instead of sending it on its
-   * own: the pop that follows rides in the same write, and Redis runs these ZREMs before it. Returns how
-   * many commands went in and a function to call with their replies (or with the error that failed the
-   * whole pipeline), which settles each caller's promise.
+   * Put what is gathered for `key` into `pipeline`, ahead of what the caller adds next, instead of sending
+   * it on its own: the pop that follows rides in the same write, and Redis runs the ZREM before it. Only
+   * that key's batch moves, so a cluster pipeline keeps to one slot; other keys go out with the tick's
+   * flush. Returns how many commands went in (0 or 1) and a function to call with their replies (or with
+   * the error that failed the whole pipeline), which settles each caller's promise.
    */
-  moveInto(pipeline: ChainableCommander): { commands: number; settle(replies: [Error | null, unknown][] | Error): void } {
-    const batches = [...this.pending.values()];
-    const keys = [...this.pending.keys()];
-    this.pending = new Map();
-    keys.forEach((key, i) => pipeline.zrem(key, ...batches[i].members));
+  moveInto(pipeline: ChainableCommander, key: string): { commands: number; settle(replies: [Error | null, unknown][] | Error): void } {
+    const batch = this.pending.get(key);
+    if (batch === undefined) return NOTHING_MOVED;
+    this.pending.delete(key);
+    pipeline.zrem(key, ...batch.members);
     return {
-      commands: keys.length,
-      settle: (replies) =>
-        batches.forEach(({ waiters }, i) => {
-          const error = replies instanceof Error ? replies : replies[i]?.[0];
-          waiters.forEach((w) => (error ? w.reject(error) : w.resolve()));
-        }),
+      commands: 1,
+      settle: (replies) => {
+        const error = replies instanceof Error ? replies : replies[0]?.[0];
+        for (const w of batch.waiters) error ? w.reject(error) : w.resolve();
+      },
     };
   }
 

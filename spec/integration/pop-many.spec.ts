@@ -205,6 +205,31 @@ describe('RedisQueue.popMany (integration)', function () {
       expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members(second.map((j) => j.getReservedJob()));
     });
 
+    it("a popMany carries only its own queue's acknowledgements (one cluster slot); others go out on their own", async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      await q.pushRaw(job(1), 'other');
+      await q.pushRaw(job(2));
+      const [fromOther] = await q.popMany('other', 0, 1, () => undefined);
+      const monitor = await rawClient(port).monitor();
+      const seen: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args.some((a) => a.startsWith(p))) seen.push(`${args[0].toLowerCase()} ${args[1]}`);
+      });
+      const deleting = fromOther.delete();
+      const popped = await q.popMany('default', 0, 1, () => undefined);
+      await deleting;
+      await client.ping();
+      await new Promise((r) => setTimeout(r, 50));
+      monitor.disconnect();
+      expect(popped.map((j) => j.getJobId())).to.deep.equal(['id2']);
+      const zrem = seen.indexOf(`zrem ${p}queues:other:reserved`);
+      expect(zrem, 'the other queue was acknowledged').to.be.greaterThan(-1);
+      // it went out after this pop's pipeline, not inside it
+      expect(seen.findIndex((c) => /^eval(sha)? /.test(c))).to.be.lessThan(zrem);
+      expect(await client.zcard(`${p}queues:other:reserved`)).to.equal(0);
+    });
+
     it('acknowledgements carried by a popMany whose pipeline fails reject with its error', async () => {
       const p = randomPrefix();
       const q = open(p);
