@@ -3,7 +3,7 @@
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
 import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
-import { delayOf, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
+import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
@@ -97,10 +97,9 @@ export class RedisQueue implements ReservedJobStore {
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
     const entries = jobs.map((job) => {
-      const delay = delayOf(job);
       const id = randomJobId();
       ids.push(id);
-      const payload = payloadFor(job, this.dispatchContext(delay ?? null, id));
+      const { delay, payload } = delayAndPayloadFor(job, (d) => this.dispatchContext(d ?? null, id));
       return delay === undefined ? payload : { payload, delay };
     });
     await this.sendBulk(entries, queue);

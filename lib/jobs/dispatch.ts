@@ -43,21 +43,44 @@ export interface DispatchContext {
 
 /** Build the payload string for a job, as the peers' Laravel line writes it. */
 export function payloadFor(input: JobInput, ctx: DispatchContext): string {
-  if (input instanceof PhpObject) return objectPayload({ command: input }, ctx);
+  return payloadWith(input, ctx);
+}
+
+// `live`: the command's live values when the caller has read them already (bulk reads `delay` first).
+function payloadWith(input: JobInput, ctx: DispatchContext, live?: LiveValues): string {
+  if (input instanceof PhpObject) return objectPayload({ command: input }, ctx, live);
   if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, id: ctx.id });
-  if (input && input.command instanceof PhpObject) return objectPayload(input, ctx);
+  if (input && input.command instanceof PhpObject) return objectPayload(input, ctx, live);
   throw new InvalidOptionError('job', 'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }');
 }
 
 /** The delay a job object asks for (Queueable's `delay` property), in seconds, for bulk() as 9.x+ honours it. */
 export function delayOf(input: JobInput): number | undefined {
-  const command = input instanceof PhpObject ? input : isStringJob(input) ? undefined : input.command;
-  if (!command) return undefined;
-  const delay = intOf(liveValuesOf(command).delay);
+  const command = commandOf(input);
+  return command ? delayIn(liveValuesOf(command)) : undefined;
+}
+
+/**
+ * What bulk() needs of a job: the delay it asks for (as delayOf) and its payload, built with the context
+ * for that delay; the command's live values are read once for both.
+ */
+export function delayAndPayloadFor(input: JobInput, ctxFor: (delay: number | undefined) => DispatchContext): { delay: number | undefined; payload: string } {
+  const command = commandOf(input);
+  const live = command ? liveValuesOf(command) : undefined;
+  const delay = live ? delayIn(live) : undefined;
+  return { delay, payload: payloadWith(input, ctxFor(delay), live) };
+}
+
+function commandOf(input: JobInput): PhpObject | undefined {
+  return input instanceof PhpObject ? input : isStringJob(input) ? undefined : input.command;
+}
+
+function delayIn(live: LiveValues): number | undefined {
+  const delay = intOf(live.delay);
   return delay === null ? undefined : delay;
 }
 
-function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
+function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues): string {
   const c = job.command;
   let command: string | JsonText;
   if (job.encrypt) {
@@ -68,7 +91,7 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext): string {
   } else {
     command = new JsonText(serializeToJsonString(c));
   }
-  const live = liveValuesOf(c);
+  const live = known ?? liveValuesOf(c);
   return createObjectPayloadOf(
     {
       commandName: c.className,

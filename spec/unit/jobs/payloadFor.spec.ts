@@ -3,7 +3,7 @@
 // between two pushes shows in the next payload. Checked against createObjectPayload given the same values.
 import { expect } from 'chai';
 import { FakeClock } from '../../../lib/clock';
-import { delayOf, payloadFor, type JobInput } from '../../../lib/jobs/dispatch';
+import { delayAndPayloadFor, delayOf, payloadFor, type JobInput } from '../../../lib/jobs/dispatch';
 import type { LaravelLine } from '../../../lib/LaravelLine';
 import { createObjectPayload } from '../../../lib/payload/createPayload';
 import type { ObjectJobSpec } from '../../../lib/payload/types';
@@ -84,6 +84,19 @@ describe('payloadFor', () => {
     expect(delayOf(delayed)).to.equal(30);
     delayed.properties[0].value = 4n;
     expect(delayOf(delayed)).to.equal(4);
+  });
+
+  it("bulk's delayAndPayloadFor gives delayOf's delay and payloadFor's payload for that delay", () => {
+    const Delayed = phpClass('App\\Jobs\\Delayed', { delay: { visibility: 'public', default: 30 }, tries: { visibility: 'public', default: 3 } }, { serializesModels: 8 });
+    const inputs: JobInput[] = [Delayed.make(), Delayed.make({ delay: null }), { command: Delayed.make({ delay: 7n }), maxTries: 9 }, { job: 'App\\Legacy@run', data: [1] }];
+    for (const input of inputs) {
+      const got = delayAndPayloadFor(input, (d) => ({ line: 12, clock, delay: d ?? null, id: 'fixed-id' }));
+      expect(got.delay).to.equal(delayOf(input));
+      const again = payloadFor(input, { line: 12, clock, delay: got.delay ?? null, id: 'fixed-id' });
+      // the drawn uuid differs between the two calls; everything else is the same text
+      const uuid = /"uuid":"[^"]+"/;
+      expect(got.payload.replace(uuid, '')).to.equal(again.replace(uuid, ''));
+    }
   });
 
   it('reads tuning of an object not made by a declared class from its properties alone', () => {
