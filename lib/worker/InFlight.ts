@@ -112,9 +112,12 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
   }
 }
 
-// One function for every InFlight that accepts a tail, rather than a closure per job.
+// One function for every InFlight that accepts a tail, rather than a closure per job. The tail is marked
+// handled at once: a runner that goes on after handing it over must not turn its failure into an
+// unhandled rejection before the worker awaits it. A second tail joins the first.
 function keepTail(this: InFlight<WorkerJob>, tail: Promise<void>): void {
-  this.tail = tail;
+  tail.catch(() => undefined);
+  this.tail = this.tail === undefined ? tail : Promise.all([this.tail, tail]).then(() => undefined);
 }
 
 // A proxy, not a wrapper object, so the runner still sees the real class (instanceof, extra methods).

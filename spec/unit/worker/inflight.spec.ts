@@ -56,3 +56,31 @@ describe('InFlight: the fence around delete and release', () => {
     expect(calls).to.deep.equal(['delete']);
   });
 });
+
+describe('InFlight: the tail a runner hands over', () => {
+  it('is only offered when the worker allows it, and keeps every tail it is given', async () => {
+    expect(new InFlight(job).settleLater).to.equal(undefined);
+    const flight = new InFlight(job, false, true);
+    let second = false;
+    flight.settleLater!(Promise.resolve());
+    flight.settleLater!(new Promise<void>((r) => setTimeout(() => r(void (second = true)), 5)));
+    await flight.tail;
+    expect(second).to.equal(true);
+  });
+
+  it('does not leave a failed tail unhandled while the runner is still going', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const flight = new InFlight(job, false, true);
+      flight.settleLater!(Promise.reject(new Error('ZREM failed')));
+      await new Promise((r) => setTimeout(r, 10)); // the runner goes on for a while
+      expect(unhandled).to.deep.equal([]);
+      const thrown = await flight.tail!.catch((e: unknown) => e);
+      expect((thrown as Error).message).to.equal('ZREM failed');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
