@@ -37,6 +37,8 @@ const JOBS: ObjectJobSpec[] = [
   { commandName: 'App\\Jobs\\Foo', command: 'O:12:"App\\Jobs\\Foo":0:{}' },
   ...STRINGS.map((s) => ({ commandName: s, command: `O:1:"${s}":0:{}`, displayName: s, batchId: s, backoff: s })),
   { commandName: 'App\\Jobs\\Tuned', command: 'x', maxTries: 5, maxExceptions: 0, timeout: 60, failOnTimeout: true, retryUntil: 1900000000, deleteWhenMissingModels: true },
+  // the values written with their key as one piece (null, false, 0), and a -0 that is not 0's piece
+  { commandName: 'App\\Jobs\\Zeros', command: 'x', maxTries: 0, maxExceptions: -0, timeout: 0, retryUntil: 0, failOnTimeout: false, deleteWhenMissingModels: false },
   { commandName: 'App\\Jobs\\Dates', command: 'x', backoff: [new Date(1795276800 * 1000), 5, 1.5, '7'], retryUntil: new Date(1900000000999) },
   { commandName: undefined as unknown as string, command: undefined as unknown as string },
   { commandName: 'App\\Jobs\\Bad', command: BAD },
