@@ -64,7 +64,8 @@ export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
   /** Pop one job; `index` is the queue's position in this pass (11.27+: only index 0 may block). */
   pop(queue: string, index: number): Promise<J | null>;
   /**
-   * Pop up to `count` jobs in one round trip (fewer means the queue ran dry); used when concurrency > 1.
+   * Pop up to `count` jobs in one round trip (fewer means the queue ran dry); the worker uses it whenever
+   * the queue has it, even for one job.
    * A problem with one pop (a quarantined payload) goes to `onError` so the jobs reserved with it still run.
    */
   popMany?(queue: string, index: number, count: number, onError: (error: Error) => void): Promise<J[]>;
@@ -85,11 +86,6 @@ export interface FailedJobLogger {
   log(connection: string, queue: string, payload: string, exception: Error): Promise<unknown>;
 }
 
-/**
- * What runs a job's code: the registry that decodes commands and calls user handlers (Laravel's
- * `fire()` and CallQueuedHandler). Object jobs are deleted by the runner on success, as CallQueuedHandler
- * does; string jobs are not (spec §9.1).
- */
 /** One attempt at a job, as the runner sees it. */
 export interface JobAttempt {
   /** Aborts on the job's timeout or a forced shutdown. Made on first read: most jobs never look at it. */
@@ -103,6 +99,11 @@ export interface JobAttempt {
   settleLater?(tail: Promise<void>): void;
 }
 
+/**
+ * What runs a job's code: the registry that decodes commands and calls user handlers (Laravel's
+ * `fire()` and CallQueuedHandler). Object jobs are deleted by the runner on success, as CallQueuedHandler
+ * does; string jobs are not (spec §9.1).
+ */
 export interface JobRunner<J extends WorkerJob = WorkerJob> {
   /** Run the job; reject to report an exception. `attempt.signal` aborts on timeout or a forced shutdown. */
   run(job: J, attempt: JobAttempt): Promise<void>;
