@@ -120,7 +120,7 @@ export class PayloadFields {
       const known = this.known[i];
       // the key before the value, so the first error is the one phpJsonEncode would report
       const head = known !== undefined ? (out === '' ? known.first : known.next) : `${out === '' ? '{' : ','}${phpJsonEncode(this.keys[i])}:`;
-      out += `${head}${value instanceof KnownJson ? value.toJson() : phpJsonEncodeMember(value)}`;
+      out += `${head}${valueJson(value)}`;
     }
     return out === '' ? '{}' : `${out}}`;
   }
@@ -146,7 +146,7 @@ export class PayloadWriter {
       if (value === false) return void (this.out += key.nextFalse);
       if (value === 0 && !Object.is(value, -0)) return void (this.out += key.nextZero);
     }
-    this.out += `${this.out === '' ? key.first : key.next}${value instanceof KnownJson ? value.toJson() : phpJsonEncodeMember(value)}`;
+    this.out += `${this.out === '' ? key.first : key.next}${valueJson(value)}`;
   }
 
   /** Without hooks a key set is not there yet: the same as add(). */
@@ -157,4 +157,9 @@ export class PayloadWriter {
   toJson(): string {
     return this.out === '' ? '{}' : `${this.out}}`;
   }
+}
+
+// A field's value as JSON: its known text, else phpJsonEncode's, as a member of the payload.
+function valueJson(value: unknown): string {
+  return value instanceof KnownJson ? value.toJson() : phpJsonEncodeMember(value);
 }

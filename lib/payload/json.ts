@@ -4,7 +4,7 @@
 import { SerializeError } from '../errors';
 import { isAscii } from '../php/ascii';
 import { formatPhpFloat } from '../php/float';
-import { KEY_ORDER, mayNeedExactParse, parseJsonExact } from './jsonParser';
+import { isWellFormedText, KEY_ORDER, LONE_SURROGATE, mayNeedExactParse, parseJsonExact } from './jsonParser';
 
 /** Flags of PHP's json_encode that larq needs. */
 export interface PhpJsonEncodeOptions {
@@ -135,8 +135,6 @@ function objectKeys(record: Record<string, unknown>): string[] {
   return ordered.concat(keys.filter((k) => present.has(k)));
 }
 
-const LONE_SURROGATE = /\p{Cs}/u;
-const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 
 function encodeString(s: string, escapes: Escapes): string {
   // Most strings (keys, ids, class names, serialized commands) are ASCII without `/`: under every flag
@@ -154,7 +152,7 @@ function encodeString(s: string, escapes: Escapes): string {
     if (short) remember(s, json);
     return json;
   }
-  const lone = isWellFormed && isWellFormed.call(s) ? null : LONE_SURROGATE.exec(s);
+  const lone = isWellFormedText(s) ? null : LONE_SURROGATE.exec(s);
   if (lone) {
     throw new SerializeError(
       `json_encode cannot write a lone UTF-16 surrogate (U+${hex4(lone[0].charCodeAt(0)).toUpperCase()} at index ${lone.index}): PHP strings must be valid UTF-8`,

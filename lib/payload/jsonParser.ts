@@ -15,7 +15,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
-const LONE_SURROGATE = /\p{Cs}/u;
+/** An unpaired UTF-16 surrogate, which PHP strings (UTF-8) cannot hold. */
+export const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Whether a value JSON.parse made may differ from what parseJsonExact makes of the same text: a number
@@ -42,7 +43,7 @@ export function mayNeedExactParse(value: unknown): boolean {
       let first = true;
       for (const key in v) {
         // JS enumerates array-index keys first, so an object holding one shows it as its first key.
-        if (first && ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1) return true;
+        if (first && isArrayIndex(key)) return true;
         first = false;
         if (!isWellFormedText(key)) return true;
         stack.push((v as Record<string, unknown>)[key]);
@@ -52,8 +53,14 @@ export function mayNeedExactParse(value: unknown): boolean {
   return false;
 }
 
-function isWellFormedText(s: string): boolean {
+/** Whether `s` holds no unpaired surrogate (String#isWellFormed where Node has it). */
+export function isWellFormedText(s: string): boolean {
   return wellFormed ? wellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
+// A key JS objects list first, ascending: an array index (0 to 2^32 - 2, written without leading zeros).
+function isArrayIndex(key: string): boolean {
+  return ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1;
 }
 
 /** Parse `text` as PHP's json_decode(text, true) would, keeping what JS values can keep. */
@@ -213,7 +220,7 @@ class Reader {
       const value = this.value();
       const own = hasOwn.call(out, key);
       if (!own) keys.push(key);
-      if (order === null && ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1) order = keys;
+      if (order === null && isArrayIndex(key)) order = keys;
       // A key found nowhere on the object or its prototype becomes the same data property by plain
       // assignment, which is much faster; any other (a repeated key, "__proto__", "toString") needs
       // defineProperty, or "__proto__" would replace the prototype instead of becoming data.

@@ -53,7 +53,7 @@ export class ZremBatcher {
       commands: 1,
       settle: (replies) => {
         const error = replies instanceof Error ? replies : replies[0]?.[0];
-        for (const w of batch.waiters) error ? w.reject(error) : w.resolve();
+        settle(batch.waiters, error ? { error } : null);
       },
     };
   }
@@ -66,9 +66,17 @@ export class ZremBatcher {
     this.pending = new Map();
     for (const [key, { members, waiters }] of batches) {
       this.client.zrem(key, ...members).then(
-        () => waiters.forEach((w) => w.resolve()),
-        (error: unknown) => waiters.forEach((w) => w.reject(error)),
+        () => settle(waiters, null),
+        (error: unknown) => settle(waiters, { error }),
       );
     }
+  }
+}
+
+// Every caller of one ZREM learns its outcome: resolved, or rejected with the failure's error.
+function settle(waiters: Pending['waiters'], failure: { error: unknown } | null): void {
+  for (const w of waiters) {
+    if (failure === null) w.resolve();
+    else w.reject(failure.error);
   }
 }
