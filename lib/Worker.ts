@@ -77,6 +77,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
   private passes = 0;
+  // The polling loop that started a batch in this turn of the event loop, if any (see takeTurnToStart).
+  private startingBatch: number | null = null;
   private stopResult: WorkerStopResult | null = null;
 
   constructor(
@@ -124,7 +126,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       const startedAt = this.clock.nowMs();
       this.events.emit('WorkerStarting', { ...this.where(list), options: this.options });
       this.stopResult = null;
-      await Promise.all(Array.from({ length: this.options.concurrency >= 4 ? 2 : 1 }, () => this.poll(list, startedAt)));
+      await Promise.all(Array.from({ length: this.options.concurrency >= 4 ? 2 : 1 }, (_, loop) => this.poll(list, startedAt, loop)));
       return await this.stopWorker(this.stopResult ?? { status: EXIT_SUCCESS, reason: 'interrupted' });
     } finally {
       removeSignals();
@@ -138,7 +140,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // Redis is no longer the wait between batches. Slots a pop in flight will fill are held, so together
   // they never reserve more than `concurrency` jobs (nor past maxJobs). The first loop to meet a stop
   // condition records it and wakes the other, which then ends too.
-  private async poll(list: readonly string[], startedAt: number): Promise<void> {
+  private async poll(list: readonly string[], startedAt: number, loop: number): Promise<void> {
     for (;;) {
       // null: every free slot was held by the other loop's pop, so this pass learned nothing about emptiness
       let found: boolean | null = false;
@@ -151,6 +153,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
             let jobs: J[];
             try {
               jobs = await this.getNextJob(list, limit);
+              // still holding the slots: the other loop must not pop for them while this batch waits its turn
+              if (jobs.length > 0) await this.takeTurnToStart(loop);
             } finally {
               this.slots.unhold(limit);
             }
@@ -180,6 +184,19 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         return;
       }
     }
+  }
+
+  // The two polling loops must take turns, or they fall into step: when both pops come back in one read,
+  // both batches start in the same turn of the event loop, both free their slots in it (jobs that do not
+  // wait for I/O finish there), both pops go out together, and Node waits while Redis works through both,
+  // then Redis waits while Node runs both. A trace at concurrency 50 showed exactly that: every pop sent
+  // within microseconds of the other loop's. So a batch that arrives while the other loop's batch is
+  // starting in this turn starts in the next one: the first loop's next pop is then on its way while the
+  // second batch runs, and the loops stay half a cycle apart.
+  private async takeTurnToStart(loop: number): Promise<void> {
+    if (this.startingBatch !== null && this.startingBatch !== loop) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.startingBatch === null) setImmediate(() => (this.startingBatch = null));
+    this.startingBatch = loop;
   }
 
   /** Laravel's runNextJob (`--once`, §10.3): pop one job and run it to the end; no timeout, no stop checks. */

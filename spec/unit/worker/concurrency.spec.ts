@@ -125,6 +125,32 @@ describe('Worker: concurrency', () => {
     expect(h.queue.pending('default')).to.deep.equal([]);
   });
 
+  it("two loops whose pops come back together take turns: the first loop's next pop goes out before the second batch starts", async () => {
+    // Jobs that finish at once, pops that come back in the same turn: without turns, both batches would
+    // start together and both loops would pop again together, so Node and Redis would wait for each other.
+    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true }, popMany: true });
+    const order: string[] = [];
+    h.handler = async (job) => {
+      order.push(`start ${job.getJobId()}`);
+      await job.delete();
+    };
+    for (let i = 0; i < 8; i++) h.queue.push('default');
+    let reservedMax = 0;
+    h.worker.on('JobProcessing', () => void (reservedMax = Math.max(reservedMax, h.queue.reserved('default').length)));
+    const pop = h.queue.popMany!;
+    h.queue.popMany = async (queue, index, count) => {
+      const jobs = await pop(queue, index, count);
+      if (jobs.length > 0) order.push(`pop ${jobs.map((j) => j.getJobId()).join(',')}`);
+      return jobs;
+    };
+    expect((await h.worker.daemon('default')).reason).to.equal('empty');
+    expect(order.slice(0, 4)).to.deep.equal(['pop id-1,id-2', 'pop id-3,id-4', 'start id-1', 'start id-2']);
+    expect(order.indexOf('pop id-5,id-6')).to.be.greaterThan(0).and.lessThan(order.indexOf('start id-3'));
+    expect(order.filter((o) => o.startsWith('start'))).to.have.length(8);
+    expect(reservedMax).to.be.at.most(4);
+    expect(h.queue.reserved('default')).to.deep.equal([]);
+  });
+
   it('with two loops, maxJobs still caps the jobs started, counting the pops in flight', async () => {
     const h = harness({ options: { concurrency: 8, maxJobs: 3 }, popMany: true });
     const stats = { now: 0, max: 0, order: [] as string[] };
