@@ -9,6 +9,7 @@ import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
+import { OneWrite, type Replies } from './redis/OneWrite';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
@@ -190,20 +191,27 @@ export class RedisQueue implements ReservedJobStore {
     if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
-    const pipeline = this.client.pipeline();
     // This queue's acknowledgements not sent yet go first, in the same write: Redis removes those
     // reservations before this pop adds new ones, so a worker that refills a slot as soon as its handler
     // returns still never has more than its concurrency reserved.
-    const acks = this.acks.moveInto(pipeline, keys.reserved);
-    const now = this.now();
+    const write = new OneWrite(this.client);
+    const acks = this.acks.moveInto(write, keys.reserved);
     const { retryAfter, migrationBatchSize } = this.options;
-    scripts.migrateExpiredJobsInto(pipeline, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize);
-    if (retryAfter !== null) scripts.migrateExpiredJobsInto(pipeline, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize);
     const migrations = retryAfter !== null ? 2 : 1;
-    scripts.popInto(pipeline, keys, this.availableAt(retryAfter ?? 0), count);
-    let all: [Error | null, unknown][];
     try {
-      all = (await pipeline.exec()) ?? [];
+      const now = this.now();
+      write.add((t) => scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
+      if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
+      write.add((t) => scripts.popInto(t, keys, this.availableAt(retryAfter ?? 0), count));
+    } catch (error) {
+      // What was added still goes out (a corked connection must not stay corked), and the acknowledgements
+      // in it still settle.
+      write.send().then(acks.settle, acks.settle);
+      throw error;
+    }
+    let all: Replies;
+    try {
+      all = await write.send();
     } catch (error) {
       acks.settle(error as Error);
       throw error;
@@ -245,12 +253,12 @@ export class RedisQueue implements ReservedJobStore {
   /** Remove a job's reservation (ZREM of its reserved string). */
   async deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
     // Batched with the other acknowledgements of this tick (ZremBatcher): same commands' effect, fewer writes.
-    await this.acks.zrem(this.keysFor(queue).reserved, job.getReservedJob());
+    await this.acks.zrem(this.keysFor(queue).reserved, job.reservedMember());
   }
 
   /** Move a reserved job to the delayed set, due `delay` seconds from now (or at a date). */
   async deleteAndRelease(queue: string | null | undefined, job: RedisJob, delay: number | Date): Promise<void> {
-    await scripts.release(this.client, this.keysFor(queue), job.getReservedJob(), this.availableAt(delay));
+    await scripts.release(this.client, this.keysFor(queue), job.reservedMember(), this.availableAt(delay));
   }
 
   /**
@@ -258,7 +266,7 @@ export class RedisQueue implements ReservedJobStore {
    * heartbeat, so a long job is not migrated back and started twice. False when it is no longer reserved.
    */
   async extendReservation(job: RedisJob, until: number): Promise<boolean> {
-    return scripts.extendReservation(this.client, this.keysFor(job.getQueue()), job.getReservedJob(), until);
+    return scripts.extendReservation(this.client, this.keysFor(job.getQueue()), job.reservedMember(), until);
   }
 
   /** Waiting + delayed + reserved jobs. */
@@ -320,7 +328,7 @@ export class RedisQueue implements ReservedJobStore {
     else await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string; reserved: string } | null> {
+  private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     const next = await this.popReserved(name, keys);
     if (next !== null) return next;
     if (this.options.blockFor !== null && block && (await this.waitForNotify(keys))) {
@@ -331,7 +339,7 @@ export class RedisQueue implements ReservedJobStore {
 
   // One run of the pop script: the reserved job, null when the list was empty, InvalidPayloadError when
   // the head could not be reserved.
-  private async popReserved(name: string, keys: QueueKeys): Promise<{ job: string; reserved: string } | null> {
+  private async popReserved(name: string, keys: QueueKeys): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     // Laravel's availableAt(null) is plain "now" when retryAfter is null; nothing reads that score anyway.
     const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
     if (reply.kind === 'invalid') throw this.quarantined(name, keys, reply);
@@ -349,7 +357,7 @@ export class RedisQueue implements ReservedJobStore {
     if (found && index > 0) this.secondaryQueueHadJob = true;
   }
 
-  private reservedJob(name: string, popped: { job: string; reserved: string }): RedisJob {
+  private reservedJob(name: string, popped: { job: string | Buffer; reserved: string | Buffer }): RedisJob {
     return new RedisJob(this, popped.job, popped.reserved, this.options.connectionName, name);
   }
 

@@ -186,7 +186,7 @@ async function popAndAckEverything(port: number, n: number): Promise<void> {
   let taken = 0;
   let empty = false;
   const lane = async (): Promise<void> => {
-    let acks: string[] = [];
+    let acks: (string | Buffer)[] = [];
     while (!empty || acks.length > 0) {
       const pipeline = client.pipeline();
       if (acks.length > 0) pipeline.zrem(keys.reserved, ...acks);

@@ -1,6 +1,9 @@
 // One job reserved from a Redis queue (spec §9). It carries two strings: the original payload as popped
 // (what the job runs from and what a failed-job record stores) and the reserved string re-encoded by the
 // pop script (the only valid argument for deleting or releasing the reservation; never rebuilt from JSON).
+// The worker's pop hands both over as the Buffers Redis' reply was read into: the payload is decoded once
+// to be parsed, the reserved bytes go back to Redis untouched, and neither sits on the JS heap while the
+// job runs. Either is turned into a string only when asked for.
 // Decoding is lazy and never touches Redis: a payload or command that cannot be read throws a typed error
 // from payload() or command(), and the job stays reserved where a person can find it.
 import { parsePayload } from '../payload/Payload';
@@ -39,19 +42,20 @@ export class RedisJob {
 
   constructor(
     private readonly store: ReservedJobStore,
-    private readonly job: string,
-    private readonly reserved: string,
+    private readonly job: string | Buffer,
+    private readonly reserved: string | Buffer,
     private readonly connectionName: string,
     private readonly queue: string,
   ) {
     // One strict parse per job; a payload it rejects still gets its envelope read leniently, so the job
     // can be deleted, released or failed, and payload() throws the reason.
+    const body = typeof job === 'string' ? job : job.toString('utf8');
     try {
-      this.parsed = parsePayload(job);
+      this.parsed = parsePayload(body);
       this.envelope = { attempts: this.parsed.attempts, id: this.parsed.id, uuid: this.parsed.uuid };
     } catch (error) {
       this.payloadError = error;
-      this.envelope = RedisJob.decodeLeniently(job);
+      this.envelope = RedisJob.decodeLeniently(body);
     }
   }
 
@@ -73,11 +77,16 @@ export class RedisJob {
 
   /** The payload exactly as it was popped from the queue (not the reserved copy). */
   getRawBody(): string {
-    return this.job;
+    return typeof this.job === 'string' ? this.job : this.job.toString('utf8');
   }
 
-  /** The reserved string, byte for byte as Redis returned it: what delete and release must send. */
+  /** The reserved string as Redis returned it: what delete and release must send. */
   getReservedJob(): string {
+    return typeof this.reserved === 'string' ? this.reserved : this.reserved.toString('utf8');
+  }
+
+  /** The reserved string in the form it was popped in (bytes when the pop read Buffers): what the queue sends back. */
+  reservedMember(): string | Buffer {
     return this.reserved;
   }
 

@@ -3,10 +3,11 @@
 // socket one write each. This gathers the members asked for during one tick and sends a single
 // `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
 // members of a sorted set commutes), and each caller's promise settles with that command's reply.
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import type { OneWrite, Replies } from './OneWrite';
 
 interface Pending {
-  members: string[];
+  members: (string | Buffer)[];
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
@@ -20,7 +21,7 @@ export class ZremBatcher {
   constructor(private readonly client: Redis | Cluster) {}
 
   /** ZREM `member` from `key`; resolves once Redis has done it (together with the others of this tick). */
-  zrem(key: string, member: string): Promise<void> {
+  zrem(key: string, member: string | Buffer): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let batch = this.pending.get(key);
       if (batch === undefined) {
@@ -38,17 +39,17 @@ export class ZremBatcher {
   }
 
   /**
-   * Put what is gathered for `key` into `pipeline`, ahead of what the caller adds next, instead of sending
+   * Put what is gathered for `key` into `write`, ahead of what the caller adds next, instead of sending
    * it on its own: the pop that follows rides in the same write, and Redis runs the ZREM before it. Only
    * that key's batch moves, so a cluster pipeline keeps to one slot; other keys go out with the tick's
-   * flush. Returns how many commands went in (0 or 1) and a function to call with their replies (or with
-   * the error that failed the whole pipeline), which settles each caller's promise.
+   * flush. Returns how many commands went in (0 or 1) and a function to call with the write's replies (or
+   * with the error that failed the whole write), which settles each caller's promise.
    */
-  moveInto(pipeline: ChainableCommander, key: string): { commands: number; settle(replies: [Error | null, unknown][] | Error): void } {
+  moveInto(write: OneWrite, key: string): { commands: number; settle(replies: Replies | Error): void } {
     const batch = this.pending.get(key);
     if (batch === undefined) return NOTHING_MOVED;
     this.pending.delete(key);
-    pipeline.zrem(key, ...batch.members);
+    write.add((target) => target.zrem(key, ...batch.members));
     return {
       commands: 1,
       settle: (replies) => {

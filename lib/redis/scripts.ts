@@ -46,7 +46,7 @@ export function scriptSource(name: ScriptName): string {
 
 /** A client the scripts were defined on. */
 type Client = Redis | Cluster;
-type Arg = string | number;
+type Arg = string | number | Buffer;
 
 // Clients that already carry the commands: defineCommand is cheap, but once per client is enough.
 const defined = new WeakSet<object>();
@@ -61,31 +61,37 @@ export function defineScripts(client: Redis | Cluster): void {
   defined.add(client);
 }
 
-// The single call site of every script: refuses a KEYS/ARGV count other than the declared one.
-function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[]): unknown {
+// The single call site of every script: refuses a KEYS/ARGV count other than the declared one. With
+// `buffers`, bulk strings in the reply come back as Buffers (ioredis' `...Buffer` variant of the command).
+function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[], buffers = false): unknown {
   const spec = SCRIPTS[name];
   if (keys.length !== spec.keys || args.length !== spec.args) {
     throw new LarqError(`script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`);
   }
-  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[spec.command];
+  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[buffers ? `${spec.command}Buffer` : spec.command];
   if (typeof command !== 'function') throw new LarqError(`script ${name} is not defined on this client`);
   return command.call(target, ...keys, ...args);
 }
 
-/** What the pop script found: nothing, a reserved job, or a payload it moved to the quarantine list. */
+/**
+ * What the pop script found: nothing, a reserved job, or a payload it moved to the quarantine list. A
+ * reserved job's two strings are Buffers when the pop asked for them (popInto): see RedisJob.
+ */
 export type PopReply =
   | { kind: 'empty' }
-  | { kind: 'reserved'; job: string; reserved: string }
+  | { kind: 'reserved'; job: string | Buffer; reserved: string | Buffer }
   | { kind: 'invalid'; job: string; reason: string };
 
 /** The pop script's raw reply (flat triples, one per job it took), typed; empty when the list was empty. */
 export function popReplies(raw: unknown): PopReply[] {
-  const flat = raw as (string | null)[];
+  const flat = raw as (string | Buffer | null)[];
   const out: PopReply[] = [];
   for (let i = 0; i + 2 < flat.length; i += 3) {
-    const job = flat[i] as string;
+    const job = flat[i] as string | Buffer;
     const reserved = flat[i + 1];
-    out.push(reserved === null || reserved === undefined ? { kind: 'invalid', job, reason: flat[i + 2] ?? 'unknown error' } : { kind: 'reserved', job, reserved });
+    if (reserved === null || reserved === undefined) {
+      out.push({ kind: 'invalid', job: job.toString(), reason: flat[i + 2]?.toString() ?? 'unknown error' });
+    } else out.push({ kind: 'reserved', job, reserved });
   }
   return out;
 }
@@ -112,14 +118,14 @@ export const scripts = {
     run(pipeline, 'later', [k.delayed], [availableAt, payload]);
   },
 
-  /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. */
+  /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. Payloads come back as Buffers (see popInto). */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    const [first] = popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1]));
+    const [first] = popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], true));
     return first ?? { kind: 'empty' };
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
-  async release(target: Client, k: QueueKeys, reserved: string, availableAt: number): Promise<void> {
+  async release(target: Client, k: QueueKeys, reserved: string | Buffer, availableAt: number): Promise<void> {
     await run(target, 'release', [k.delayed, k.reserved], [reserved, availableAt]);
   },
 
@@ -128,9 +134,12 @@ export const scripts = {
     return (await run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit])) as string[];
   },
 
-  /** Queue a migration on a pipeline made from a defined client; its reply (the moved members) comes with exec(). */
-  migrateExpiredJobsInto(pipeline: ChainableCommander, from: string, to: string, notify: string, now: number, limit: number): void {
-    run(pipeline, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
+  /**
+   * Issue a migration on a pipeline made from a defined client (its reply, the moved members, comes with
+   * exec()) or on a corked defined client (the returned promise is its reply); see OneWrite.
+   */
+  migrateExpiredJobsInto(target: Client | ChainableCommander, from: string, to: string, notify: string, now: number, limit: number): unknown {
+    return run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
   },
 
   /** Count the jobs of a queue, then DEL its four keys. */
@@ -139,13 +148,18 @@ export const scripts = {
   },
 
   /** Move a still-reserved job's expiry to `until` (Unix seconds); false when it is no longer reserved. */
-  async extendReservation(target: Client, k: QueueKeys, reserved: string, until: number): Promise<boolean> {
+  async extendReservation(target: Client, k: QueueKeys, reserved: string | Buffer, until: number): Promise<boolean> {
     return Number(await run(target, 'extendReservation', [k.reserved], [until, reserved])) === 1;
   },
 
-  /** Queue a pop of up to `count` jobs on a pipeline made from a defined client; read its reply with {@link popReplies}. */
-  popInto(pipeline: ChainableCommander, k: QueueKeys, expiresAt: number, count: number): void {
-    run(pipeline, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count]);
+  /**
+   * Issue a pop of up to `count` jobs, as migrateExpiredJobsInto does; read its reply with
+   * {@link popReplies}. The payloads come back as Buffers: a worker parses each payload once and sends
+   * the reserved bytes back in its ZREM, so turning both into strings only fed the garbage collector;
+   * and bytes go back exactly as they came, where a string would have replaced any that are not UTF-8.
+   */
+  popInto(target: Client | ChainableCommander, k: QueueKeys, expiresAt: number, count: number): unknown {
+    return run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], true);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

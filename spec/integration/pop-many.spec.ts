@@ -144,6 +144,26 @@ describe('RedisQueue.popMany (integration)', function () {
     expect((await blpops()) - before).to.equal(1);
   });
 
+  it('a payload whose bytes are not UTF-8 still leaves the reserved set when deleted or released, by pop and by popMany', async () => {
+    // Laravel never writes such a payload, but another producer may: the reservation must still go, or
+    // the job comes back after retry_after for ever. A reserved string decoded to text would have its
+    // stray byte replaced, and its ZREM would remove nothing.
+    const p = randomPrefix();
+    const q = open(p);
+    const k = `${p}queues:default`;
+    const bad = (n: number) => Buffer.concat([Buffer.from(`{"uuid":"u${n}","displayName":"Bad","job":"x@y","data":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`","id":"id${n}","attempts":0}`)]);
+    for (const n of [1, 2, 3]) await client.rpush(k, bad(n));
+    const single = await q.pop();
+    const [deleted, released] = await q.popMany('default', 0, 2, () => undefined);
+    expect([single, deleted, released].map((j) => j?.getJobId())).to.deep.equal(['id1', 'id2', 'id3']);
+    await single!.delete();
+    await deleted.delete();
+    await released.release(30);
+    expect(await client.zcard(`${k}:reserved`)).to.equal(0);
+    const [member] = await client.zrangeBuffer(`${k}:delayed`, 0, -1);
+    expect(member.includes(Buffer.from([0xff, 0xfe])), 'the released job keeps its bytes').to.equal(true);
+  });
+
   it('refuses a count that is not a positive integer', async () => {
     const q = open(randomPrefix());
     for (const bad of [0, -1, 1.5, NaN]) {

@@ -41,10 +41,13 @@ function recordingClient(): { client: Redis; calls: Map<string, unknown[]>; defi
   const fake: Record<string, unknown> = {
     defineCommand(name: string, def: { numberOfKeys: number }) {
       defined.set(name, def.numberOfKeys);
-      fake[name] = (...args: unknown[]) => {
+      const command = (...args: unknown[]) => {
         calls.set(name, args);
         return Promise.resolve(name === 'larqPop' ? [null, null] : name === 'larqMigrateExpiredJobs' ? [] : 0);
       };
+      // as ioredis does: the command, and its variant whose reply keeps bulk strings as Buffers
+      fake[name] = command;
+      fake[`${name}Buffer`] = command;
     },
   };
   return { client: fake as unknown as Redis, calls, defined };
