@@ -75,7 +75,7 @@ function run(target: Client | ChainableCommander, name: ScriptName, keys: string
 
 /**
  * What the pop script found: nothing, a reserved job, or a payload it moved to the quarantine list. A
- * reserved job's two strings are Buffers when the pop asked for them (popInto): see RedisJob.
+ * reserved job's two strings are Buffers when the pop asked for them, as pop and popInto do: see RedisJob.
  */
 export type PopReply =
   | { kind: 'empty' }
