@@ -4,6 +4,7 @@
 import { LarqError } from '../errors';
 import type { WorkerJob } from '../jobs/contracts';
 import type { InFlight } from './InFlight';
+import { SlotList } from './SlotList';
 
 /** One occupied slot. */
 export interface Slot<J extends WorkerJob> {
@@ -16,12 +17,13 @@ export interface Slot<J extends WorkerJob> {
 
 /** The set of occupied slots of one worker. */
 export class Slots<J extends WorkerJob> {
-  private readonly occupied = new Set<Slot<J>>();
+  // Lists, not Sets: see SlotList for what a Set costs the garbage collector here.
+  private readonly occupied = new SlotList<Slot<J>>();
   // Who waits for a slot to free: resolved all at once by the next slot that frees.
   private waiters: (() => void)[] = [];
   // Attempts not over yet, whether or not their slot is still held: a handler that settled right at its
   // timeout frees the slot while the worker is still failing the job, and a stop must wait for that.
-  private readonly unfinished = new Set<Promise<void>>();
+  private readonly unfinished = new SlotList<Promise<void>>();
 
   // Slots promised to pops still on their way (see hold()).
   private holding = 0;
@@ -51,11 +53,11 @@ export class Slots<J extends WorkerJob> {
 
   /** Occupy a slot until `slot.done` settles. */
   add(slot: Slot<J>): void {
-    this.occupied.add(slot);
-    this.unfinished.add(slot.over);
-    void slot.over.finally(() => this.unfinished.delete(slot.over));
+    const occupying = this.occupied.add(slot);
+    const attempt = this.unfinished.add(slot.over);
+    void slot.over.finally(() => this.unfinished.remove(attempt));
     void slot.done.finally(() => {
-      this.occupied.delete(slot);
+      this.occupied.remove(occupying);
       this.wakeWaiters();
     });
   }
@@ -68,7 +70,8 @@ export class Slots<J extends WorkerJob> {
 
   /** The jobs whose handlers are still running within their time (what the heartbeat extends). */
   runningJobs(): J[] {
-    return [...this.occupied]
+    return this.occupied
+      .values()
       .map((slot) => slot.flight)
       .filter((f) => f.state === 'running' && !f.job.isDeletedOrReleased() && !f.job.hasFailed())
       .map((f) => f.job);
@@ -95,13 +98,13 @@ export class Slots<J extends WorkerJob> {
    * running handlers' signals abort and their jobs stay reserved, as a killed worker's would.
    */
   async drain(graceSeconds: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<void> {
-    const over = Promise.all(this.unfinished);
+    const over = Promise.all(this.unfinished.values());
     if (graceSeconds === 0) return void (await over);
     const timer = new AbortController();
     const graceExpired = await Promise.race([over.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
     timer.abort();
     if (!graceExpired) return;
-    for (const { flight } of this.occupied) {
+    for (const { flight } of this.occupied.values()) {
       if (flight.state === 'running') flight.abort(new LarqError(`the worker stopped before ${flight.job.resolveName()} finished`));
     }
   }
