@@ -251,9 +251,14 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /** Remove a job's reservation (ZREM of its reserved string). */
-  async deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
+  deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
     // Batched with the other acknowledgements of this tick (ZremBatcher): same commands' effect, fewer writes.
-    await this.acks.zrem(this.keysFor(queue).reserved, job.reservedMember());
+    // Not an async function: it runs for every job, and the batch's promise is all the caller needs.
+    try {
+      return this.acks.zrem(this.keysFor(queue).reserved, job.reservedMember());
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Move a reserved job to the delayed set, due `delay` seconds from now (or at a date). */

@@ -132,7 +132,9 @@ export class Handlers implements JobRunner<RedisJob> {
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
     const ctx = this.context(job, payload, attempt, command);
     for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
-    await entry.handler(toPlain(command) as Record<string, unknown>, ctx);
+    const handled = entry.handler(toPlain(command) as Record<string, unknown>, ctx);
+    // A handler that returned no promise is done: awaiting its value would only cost a turn per job.
+    if (isThenable(handled)) await handled;
     if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
     // CallQueuedHandler's last step: a job that neither released nor failed itself is done. Only the
     // acknowledgement is left then, which the worker may wait for without holding the slot.
@@ -199,6 +201,10 @@ export class Handlers implements JobRunner<RedisJob> {
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
     return new HandlerContext(job, payload, attempt, this.failFromHandler, command) as JobContext | ObjectJobContext;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 // Laravel's Str::parseCallback($job, 'fire'): split at the first '@'; no '@' means the `fire` method.

@@ -175,9 +175,15 @@ export class RedisJob {
   }
 
   /** Marks the job deleted, then removes its reservation. */
-  async delete(): Promise<void> {
+  delete(): Promise<void> {
     this.deleted = true;
-    await this.store.deleteReserved(this.queue, this);
+    // The store's promise as it is (it may be shared by a batch of acknowledgements): no async wrapper
+    // per job, but a store that throws still gives a rejected promise.
+    try {
+      return this.store.deleteReserved(this.queue, this);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Marks the job released, then moves it (attempts already counted) to the delayed set for `delay` seconds. */

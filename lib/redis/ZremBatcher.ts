@@ -6,9 +6,13 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { OneWrite, Replies } from './OneWrite';
 
+// One promise per batch, shared by every caller in it: they all learn the same reply, and a promise, an
+// executor and two resolving functions per job were a tenth of the worker's garbage per no-op job.
 interface Pending {
   members: (string | Buffer)[];
-  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 const NOTHING_MOVED = { commands: 0, settle: (): void => undefined };
@@ -20,22 +24,20 @@ export class ZremBatcher {
 
   constructor(private readonly client: Redis | Cluster) {}
 
-  /** ZREM `member` from `key`; resolves once Redis has done it (together with the others of this tick). */
+  /** ZREM `member` from `key`; resolves once Redis has done it (the promise is the whole batch's: callers share it). */
   zrem(key: string, member: string | Buffer): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let batch = this.pending.get(key);
-      if (batch === undefined) {
-        batch = { members: [], waiters: [] };
-        this.pending.set(key, batch);
-      }
-      batch.members.push(member);
-      batch.waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // nextTick runs after the promise jobs of this turn: every job settled in it joins the batch.
-        process.nextTick(() => this.flush());
-      }
-    });
+    let batch = this.pending.get(key);
+    if (batch === undefined) {
+      batch = newBatch();
+      this.pending.set(key, batch);
+    }
+    batch.members.push(member);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // nextTick runs after the promise jobs of this turn: every job settled in it joins the batch.
+      process.nextTick(() => this.flush());
+    }
+    return batch.done;
   }
 
   /**
@@ -54,7 +56,8 @@ export class ZremBatcher {
       commands: 1,
       settle: (replies) => {
         const error = replies instanceof Error ? replies : replies[0]?.[0];
-        settle(batch.waiters, error ? { error } : null);
+        if (error) batch.reject(error);
+        else batch.resolve();
       },
     };
   }
@@ -65,19 +68,16 @@ export class ZremBatcher {
     const batches = this.pending;
     if (batches.size === 0) return;
     this.pending = new Map();
-    for (const [key, { members, waiters }] of batches) {
-      this.client.zrem(key, ...members).then(
-        () => settle(waiters, null),
-        (error: unknown) => settle(waiters, { error }),
-      );
-    }
+    for (const [key, { members, resolve, reject }] of batches) this.client.zrem(key, ...members).then(() => resolve(), reject);
   }
 }
 
-// Every caller of one ZREM learns its outcome: resolved, or rejected with the failure's error.
-function settle(waiters: Pending['waiters'], failure: { error: unknown } | null): void {
-  for (const w of waiters) {
-    if (failure === null) w.resolve();
-    else w.reject(failure.error);
-  }
+function newBatch(): Pending {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { members: [], done, resolve, reject };
 }

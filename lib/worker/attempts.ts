@@ -22,13 +22,18 @@ const truthy = (n: number | null): n is number => n !== null && n !== 0 && !Numb
  * is unlimited only as the exact number 0.
  */
 export async function failIfAlreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): Promise<void> {
-  const maxTries = job.maxTries() ?? optionMaxTries;
-  const retryUntil = job.retryUntil();
-  if (truthy(retryUntil) && ctx.now() <= retryUntil) return;
-  if (!truthy(retryUntil) && (maxTries === 0 || job.attempts() <= maxTries)) return;
+  if (!alreadyExceedsMaxAttempts(ctx, job, optionMaxTries)) return;
   const error = new MaxAttemptsExceededError(job);
   await ctx.fail(job, error);
   throw error;
+}
+
+/** The test of failIfAlreadyExceedsMaxAttempts alone, so the worker awaits nothing for a job that may run. */
+export function alreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): boolean {
+  const maxTries = job.maxTries() ?? optionMaxTries;
+  const retryUntil = job.retryUntil();
+  if (truthy(retryUntil)) return ctx.now() > retryUntil;
+  return !(maxTries === 0 || job.attempts() <= maxTries);
 }
 
 /** markJobAsFailedIfWillExceedMaxAttempts: after an exception (or a timeout), fail the job when this was its last try. */
