@@ -116,9 +116,11 @@ export class InFlight<J extends WorkerJob> implements JobAttempt {
 // handled at once: a runner that goes on after handing it over must not turn its failure into an
 // unhandled rejection before the worker awaits it. A second tail joins the first.
 function keepTail(this: InFlight<WorkerJob>, tail: Promise<void>): void {
-  tail.catch(() => undefined);
+  tail.catch(ignore);
   this.tail = this.tail === undefined ? tail : Promise.all([this.tail, tail]).then(() => undefined);
 }
+
+function ignore(): void {}
 
 // A proxy, not a wrapper object, so the runner still sees the real class (instanceof, extra methods).
 // Only delete and release are replaced (one closure each, made on first use); every other method is

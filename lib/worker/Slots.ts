@@ -27,6 +27,8 @@ export class Slots<J extends WorkerJob> {
 
   // Slots promised to pops still on their way (see hold()).
   private holding = 0;
+  // The signal whose abort wakes the waiters (see waitForFree).
+  private listeningTo: AbortSignal | undefined;
 
   constructor(readonly size: number) {}
 
@@ -84,17 +86,14 @@ export class Slots<J extends WorkerJob> {
   /** Resolve once a slot is free, or as soon as `wake` aborts. */
   async waitForFree(wake: AbortSignal): Promise<void> {
     // One waiter per call instead of a race over every slot: at concurrency 50 the worker waits once per
-    // pass, and racing 50 promises each time cost more than the no-op jobs it was waiting for.
-    while (this.free <= 0 && !wake.aborted) {
-      await new Promise<void>((resolve) => {
-        const woken = (): void => resolve();
-        wake.addEventListener('abort', woken, { once: true });
-        this.waiters.push(() => {
-          wake.removeEventListener('abort', woken);
-          resolve();
-        });
-      });
+    // pass, and racing 50 promises each time cost more than the no-op jobs it was waiting for. The abort
+    // wakes every waiter through one listener per signal: adding and removing an EventTarget listener on
+    // every pass cost more than the rest of the wait.
+    if (this.listeningTo !== wake) {
+      this.listeningTo = wake;
+      wake.addEventListener('abort', () => this.wakeWaiters(), { once: true });
     }
+    while (this.free <= 0 && !wake.aborted) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   /**

@@ -20,33 +20,38 @@
 --   was reserved, {job, false, reason} when it was quarantined (reason = the decode or arithmetic error
 --   text); an empty array when the list was empty
 -- Matches: Laravel 8.x-13.x `pop` (spec §3.4) once per job, except the quarantine branch (spec §3.8)
+-- Only pure Lua runs inside pcall: no Redis command can be half-done when it fails. One function for the
+-- whole batch rather than a closure per job: cheaper for Lua's allocator and collector, same result.
+local function reserve(job)
+  local decoded = cjson.decode(job)
+  decoded['attempts'] = decoded['attempts'] + 1
+  return cjson.encode(decoded)
+end
+
 local out = {}
+local n = 0
 for _ = 1, tonumber(ARGV[2]) do
   local job = redis.call('LPOP', KEYS[1])
   if not job then
     break
   end
 
-  -- Only pure Lua runs inside pcall: no Redis command can be half-done when it fails.
-  local ok, reserved = pcall(function()
-    local decoded = cjson.decode(job)
-    decoded['attempts'] = decoded['attempts'] + 1
-    return cjson.encode(decoded)
-  end)
+  local ok, reserved = pcall(reserve, job)
 
   if ok then
     redis.call('ZADD', KEYS[2], ARGV[1], reserved)
     redis.call('LPOP', KEYS[3])
-    out[#out + 1] = job
-    out[#out + 1] = reserved
-    out[#out + 1] = false
+    out[n + 1] = job
+    out[n + 2] = reserved
+    out[n + 3] = false
   else
     -- The job has left the waiting list, so it takes its notify token with it, as a successful pop would.
     redis.call('RPUSH', KEYS[4], job)
     redis.call('LPOP', KEYS[3])
-    out[#out + 1] = job
-    out[#out + 1] = false
-    out[#out + 1] = tostring(reserved)
+    out[n + 1] = job
+    out[n + 2] = false
+    out[n + 3] = tostring(reserved)
   end
+  n = n + 3
 end
 return out
