@@ -23,7 +23,7 @@ import { type Clock, systemClock, unixSeconds } from './clock';
 import { InvalidOptionError, LarqError, TimeoutExceededError } from './errors';
 import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
-import { alreadyExceedsMaxAttempts, failIfAlreadyExceedsMaxAttempts, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
+import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
 import { CacheSignals } from './worker/CacheSignals';
 import { failJob } from './worker/fail';
 import { Heartbeat } from './worker/heartbeat';
@@ -329,7 +329,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     let exception: Error | null = null;
     try {
       if (this.listens('JobProcessing')) this.events.emit('JobProcessing', this.jobEvent(job));
-      if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries)) await failIfAlreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries);
+      if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries)) await failAsAlreadyExceeded(this.attemptContext, job);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
       if (!job.isDeleted()) await this.runner.run(flight.guarded, flight);
       if (flight.tail !== undefined) {

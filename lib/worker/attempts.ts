@@ -17,23 +17,22 @@ export interface AttemptContext<J extends WorkerJob> {
 const truthy = (n: number | null): n is number => n !== null && n !== 0 && !Number.isNaN(n);
 
 /**
- * markJobAsFailedIfAlreadyExceedsMaxAttempts: before running, fail the job with MaxAttemptsExceededError
- * (and throw it) when it ran out of tries. retryUntil, when set, replaces maxTries entirely; maxTries 0
- * is unlimited only as the exact number 0.
+ * markJobAsFailedIfAlreadyExceedsMaxAttempts, its test: whether the job ran out of tries before running.
+ * retryUntil, when set, replaces maxTries entirely; maxTries 0 is unlimited only as the exact number 0.
+ * A plain function, so the worker awaits nothing for a job that may run.
  */
-export async function failIfAlreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): Promise<void> {
-  if (!alreadyExceedsMaxAttempts(ctx, job, optionMaxTries)) return;
-  const error = new MaxAttemptsExceededError(job);
-  await ctx.fail(job, error);
-  throw error;
-}
-
-/** The test of failIfAlreadyExceedsMaxAttempts alone, so the worker awaits nothing for a job that may run. */
 export function alreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): boolean {
   const maxTries = job.maxTries() ?? optionMaxTries;
   const retryUntil = job.retryUntil();
   if (truthy(retryUntil)) return ctx.now() > retryUntil;
   return !(maxTries === 0 || job.attempts() <= maxTries);
+}
+
+/** markJobAsFailedIfAlreadyExceedsMaxAttempts, its action once the test said so: fail the job with MaxAttemptsExceededError and throw it. */
+export async function failAsAlreadyExceeded<J extends WorkerJob>(ctx: AttemptContext<J>, job: J): Promise<never> {
+  const error = new MaxAttemptsExceededError(job);
+  await ctx.fail(job, error);
+  throw error;
 }
 
 /** markJobAsFailedIfWillExceedMaxAttempts: after an exception (or a timeout), fail the job when this was its last try. */
