@@ -21,6 +21,7 @@ export const SCRIPTS = Object.freeze({
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
   later: { file: 'later-1.lua', command: 'larqLater', keys: 1, args: 2 },
   pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 2 },
+  popBatch: { file: 'popBatch-4.lua', command: 'larqPopBatch', keys: 4, args: 2 },
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
@@ -159,7 +160,8 @@ export const scripts = {
    * and bytes go back exactly as they came, where a string would have replaced any that are not UTF-8.
    */
   popInto(target: Client | ChainableCommander, k: QueueKeys, expiresAt: number, count: number): unknown {
-    return run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], true);
+    // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
+    return run(target, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], true);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

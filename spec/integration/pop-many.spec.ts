@@ -164,6 +164,77 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(member.includes(Buffer.from([0xff, 0xfe])), 'the released job keeps its bytes').to.equal(true);
   });
 
+  // The batch script issues each command once per batch (see lib/redis/lua/popBatch-4.lua); these hold it
+  // to the state single pops leave where a batch could differ: repeated payloads, too few notify tokens,
+  // undecodable payloads among good ones, and batches longer than one command's argument slice.
+  describe('the same state as single pops, where a batch could differ', () => {
+    async function singlesVersusBatch(fill: (key: string) => Promise<void>, count: number): Promise<void> {
+      const [a, b] = [randomPrefix(), randomPrefix()];
+      await fill(`${a}queues:default`);
+      await fill(`${b}queues:default`);
+      const qa = open(a);
+      const singles: (RedisJob | null)[] = [];
+      for (let i = 0; i < count; i++) {
+        const popped = await qa.pop().catch((e: unknown) => (e instanceof InvalidPayloadError ? 'quarantined' : Promise.reject(e)));
+        if (popped === null) break;
+        if (popped !== 'quarantined') singles.push(popped);
+      }
+      const batch = await open(b).popMany('default', 0, count, () => undefined);
+      expect(strings(batch)).to.deep.equal(strings(singles));
+      expect(strip(await dumpKeys(client, b), b)).to.deep.equal(strip(await dumpKeys(client, a), a));
+    }
+
+    it('the same payload twice in one batch: one member in the reserved set, as after two pops', async () => {
+      await singlesVersusBatch(async (k) => {
+        await client.rpush(k, job(1), job(1), job(2), job(1));
+        await client.rpush(`${k}:notify`, 1, 1, 1, 1);
+      }, 4);
+    });
+
+    it('fewer notify tokens than jobs, and more', async () => {
+      await singlesVersusBatch(async (k) => {
+        await client.rpush(k, job(1), job(2), job(3));
+        await client.rpush(`${k}:notify`, 1);
+      }, 3);
+      await singlesVersusBatch(async (k) => {
+        await client.rpush(k, job(1), job(2));
+        await client.rpush(`${k}:notify`, 1, 1, 1, 1, 1);
+      }, 5);
+    });
+
+    it('undecodable payloads between good ones, with jobs left in the list after the batch', async () => {
+      await singlesVersusBatch(async (k) => {
+        await client.rpush(k, 'not json', job(1), '{"attempts":"x"}', job(2), '[1]', job(3), job(4));
+        await client.rpush(`${k}:notify`, 1, 1, 1, 1, 1, 1, 1);
+      }, 6);
+    });
+
+    it('2,500 jobs in one batch, some undecodable: longer than one command takes in a slice', async function () {
+      this.timeout(20000);
+      await singlesVersusBatch(async (k) => {
+        const payloads = Array.from({ length: 2600 }, (_, i) => (i % 997 === 5 ? `broken ${i}` : job(i)));
+        await client.rpush(k, ...payloads);
+        await client.rpush(`${k}:notify`, ...payloads.map(() => 1));
+      }, 2500);
+    });
+  });
+
+  it('a batch costs Redis one LRANGE, one ZADD and two LTRIMs whatever its size, and no LPOP per job', async () => {
+    const p = randomPrefix();
+    const k = `${p}queues:default`;
+    await client.rpush(k, ...Array.from({ length: 30 }, (_, i) => job(i)));
+    await client.rpush(`${k}:notify`, ...Array.from({ length: 30 }, () => 1));
+    const q = open(p);
+    await q.size(); // connected, so the stats below count the pop alone
+    await client.config('RESETSTAT');
+    expect(await q.popMany('default', 0, 25, () => undefined)).to.have.length(25);
+    const stats = await client.info('commandstats');
+    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect({ lpop: calls('lpop'), lrange: calls('lrange'), ltrim: calls('ltrim'), zadd: calls('zadd') }).to.deep.equal({ lpop: 0, lrange: 1, ltrim: 2, zadd: 1 });
+    expect(await client.llen(k)).to.equal(5);
+    expect(await client.zcard(`${k}:reserved`)).to.equal(25);
+  });
+
   it('refuses a count that is not a positive integer', async () => {
     const q = open(randomPrefix());
     for (const bad of [0, -1, 1.5, NaN]) {

@@ -98,6 +98,7 @@ describe('Lua script headers', () => {
     await scripts.push(client, k, 'payload');
     await scripts.later(client, k, 100, 'payload');
     await scripts.pop(client, k, 100);
+    await scripts.popInto(client, k, 100, 25);
     await scripts.release(client, k, 'reserved', 100);
     await scripts.migrateExpiredJobs(client, k.delayed, k.queue, k.notify, 100, -1);
     await scripts.clear(client, k);
