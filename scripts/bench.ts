@@ -128,7 +128,7 @@ async function e2eSection(port: number, redis: Redis, php: boolean): Promise<voi
   }
 
   // What Redis itself can do with these jobs under Laravel's protocol, with no worker in the way: the
-  // pop script (50 jobs a call, ten calls a write, two writes in flight so Redis never waits for the
+  // worker's batch pop script (50 jobs a call, ten calls a write, two writes in flight so Redis never waits for the
   // client) and the ZREM that acknowledges each job. No Laravel-compatible worker, in any language, can
   // go faster than this on this Redis.
   await fresh(redis);
