@@ -68,8 +68,8 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`round ${round} of ${ROUNDS}`);
-      if (SECTIONS.has('push')) await pushSection(port, redis, php);
-      if (SECTIONS.has('e2e')) await e2eSection(port, redis, php);
+      if (SECTIONS.has('push')) await pushSection(port, redis, php, round);
+      if (SECTIONS.has('e2e')) await e2eSection(port, redis, php, round);
     }
     if (SECTIONS.has('latency')) await latencySection(port, redis);
     if (SECTIONS.has('memory')) await memorySection(port, redis);
@@ -82,99 +82,132 @@ async function main(): Promise<void> {
 
 // ---- push -------------------------------------------------------------------------------------------
 
-async function pushSection(port: number, redis: Redis, php: boolean): Promise<void> {
+async function pushSection(port: number, redis: Redis, php: boolean, round: number): Promise<void> {
+  // Each ratio's two rows run back to back, the first of them taking turns by round: the host's speed
+  // drifts over minutes (a peer's row once ran 25% faster than in the next round), and rows run minutes
+  // apart would carry that drift into the ratio.
+  await inTurn(round, () => larqPushOneByOne(port, redis), () => (php ? laravelPushOneByOne(port, redis) : Promise.resolve()));
+  await inTurn(round, () => larqBulk(port, redis), () => bullAddBulk(port, redis));
+  await bullAddOneByOne(port, redis);
+}
+
+async function larqPushOneByOne(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
   const q = larqQueue(port);
   await timed('push', 'larq push, one by one', PUSH_N, async () => {
     for (let i = 0; i < PUSH_N; i++) await q.push(BenchNoop.make({ n: i }));
   });
+  await q.close();
+}
+
+async function larqBulk(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
+  const q = larqQueue(port);
   await timed('push', 'larq bulk (1,000 a call)', N, async () => {
     for (let i = 0; i < N; i += 1000) await q.bulk(range(i, Math.min(N, i + 1000)).map((n) => BenchNoop.make({ n })));
   });
   await q.close();
+}
 
-  if (php) {
-    await fresh(redis);
-    const out = runPhp(['push', String(PUSH_N)], port);
-    record('push', "Laravel Queue::push, one by one (PHP)", PUSH_N, JSON.parse(out).seconds);
-  }
+async function laravelPushOneByOne(port: number, redis: Redis): Promise<void> {
+  await fresh(redis);
+  const out = runPhp(['push', String(PUSH_N)], port);
+  record('push', "Laravel Queue::push, one by one (PHP)", PUSH_N, JSON.parse(out).seconds);
+}
 
+async function bullAddOneByOne(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
   await timed('push', 'BullMQ add, one by one', PUSH_N, async () => {
     for (let i = 0; i < PUSH_N; i++) await bull.add('noop', { n: i }, { removeOnComplete: true });
   });
+  await bull.close();
+}
+
+async function bullAddBulk(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
+  const bull = new BullQueue('bench', { connection: { port } });
   await timed('push', 'BullMQ addBulk (1,000 a call)', N, async () => {
     for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
   });
   await bull.close();
 }
 
+// The two rows of one ratio, back to back: larq first in odd rounds, its peer first in even ones.
+async function inTurn(round: number, larq: () => Promise<void>, peer: () => Promise<void>): Promise<void> {
+  for (const run of round % 2 === 1 ? [larq, peer] : [peer, larq]) await run();
+}
+
 // ---- end to end -------------------------------------------------------------------------------------
 
-async function e2eSection(port: number, redis: Redis, php: boolean): Promise<void> {
-  for (const concurrency of [1, 50]) {
-    await fresh(redis);
-    await prefillLarq(port, N);
-    const q = larqQueue(port);
-    const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
-    await timed('e2e', `larq worker, concurrency ${concurrency}`, N, () => worker.daemon('default'), redis);
-    await q.close();
-    // A run that stopped early would report a false rate: every job must be gone.
-    const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
-    if (left !== 0) throw new Error(`larq left ${left} jobs`);
-  }
+async function e2eSection(port: number, redis: Redis, php: boolean, round: number): Promise<void> {
+  // As in the push section, each ratio's rows run back to back, taking turns at going first.
+  await inTurn(round, () => larqWorker(port, redis, 50), () => bullWorker(port, redis, 50));
+  await inTurn(round, () => larqWorker(port, redis, 1), () => (php ? laravelWorker(port, redis, 1) : Promise.resolve()));
+  await ceiling(port, redis);
+  if (php) await laravelWorker(port, redis, 2);
+  await bullWorker(port, redis, 1);
+}
 
+async function larqWorker(port: number, redis: Redis, concurrency: number): Promise<void> {
+  await fresh(redis);
+  await prefillLarq(port, N);
+  const q = larqQueue(port);
+  const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
+  await timed('e2e', `larq worker, concurrency ${concurrency}`, N, () => worker.daemon('default'), redis);
+  await q.close();
+  // A run that stopped early would report a false rate: every job must be gone.
+  const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
+  if (left !== 0) throw new Error(`larq left ${left} jobs`);
+}
+
+async function ceiling(port: number, redis: Redis): Promise<void> {
   // What Redis itself can do with these jobs under Laravel's protocol, with no worker in the way: the
-  // worker's batch pop script (50 jobs a call, ten calls a write, two writes in flight so Redis never waits for the
-  // client) and the ZREM that acknowledges each job. No Laravel-compatible worker, in any language, can
-  // go faster than this on this Redis.
+  // worker's batch pop script (50 jobs a call, ten calls a write, two writes in flight so Redis never
+  // waits for the client) and the ZREM that acknowledges each job. No Laravel-compatible worker, in any
+  // language, can go faster than this on this Redis.
   await fresh(redis);
   await prefillLarq(port, N);
   await timed('e2e', CEILING, N, () => popAndAckEverything(port, N), redis);
+}
 
-  if (php) {
-    for (const processes of [1, 2]) {
-      await fresh(redis);
-      await prefillLarq(port, N);
-      await timed(
-        'e2e',
-        `Laravel worker, ${processes} process${processes > 1 ? 'es' : ''}`,
-        N,
-        () => Promise.all(range(0, processes).map(() => phpProcess(['work'], port))).then(() => undefined),
-        redis,
-      );
-      const left = await redis.llen('bench_queues:default');
-      if (left !== 0) throw new Error(`Laravel left ${left} jobs`);
-    }
-  }
+async function laravelWorker(port: number, redis: Redis, processes: number): Promise<void> {
+  await fresh(redis);
+  await prefillLarq(port, N);
+  await timed(
+    'e2e',
+    `Laravel worker, ${processes} process${processes > 1 ? 'es' : ''}`,
+    N,
+    () => Promise.all(range(0, processes).map(() => phpProcess(['work'], port))).then(() => undefined),
+    redis,
+  );
+  const left = await redis.llen('bench_queues:default');
+  if (left !== 0) throw new Error(`Laravel left ${left} jobs`);
+}
 
-  for (const concurrency of [1, 50]) {
-    await fresh(redis);
-    const bull = new BullQueue('bench', { connection: { port } });
-    for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
-    let done = 0;
-    let finish: () => void = () => undefined;
-    const all = new Promise<void>((r) => (finish = r));
-    let worker: BullWorker | undefined;
-    await timed(
-      'e2e',
-      `BullMQ worker, concurrency ${concurrency}`,
-      N,
-      () => {
-        worker = new BullWorker('bench', async () => undefined, { connection: { port }, concurrency, autorun: true });
-        worker.on('completed', () => {
-          if (++done === N) finish();
-        });
-        return all;
-      },
-      redis,
-    );
-    await worker?.close();
-    await bull.close();
-  }
+async function bullWorker(port: number, redis: Redis, concurrency: number): Promise<void> {
+  await fresh(redis);
+  const bull = new BullQueue('bench', { connection: { port } });
+  for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+  let done = 0;
+  let finish: () => void = () => undefined;
+  const all = new Promise<void>((r) => (finish = r));
+  let worker: BullWorker | undefined;
+  await timed(
+    'e2e',
+    `BullMQ worker, concurrency ${concurrency}`,
+    N,
+    () => {
+      worker = new BullWorker('bench', async () => undefined, { connection: { port }, concurrency, autorun: true });
+      worker.on('completed', () => {
+        if (++done === N) finish();
+      });
+      return all;
+    },
+    redis,
+  );
+  await worker?.close();
+  await bull.close();
 }
 
 const CEILING = 'Redis alone: Laravel pop + ack, no worker (ceiling)';
