@@ -57,6 +57,8 @@ interface Row {
   redisRuns?: number[];
 }
 const rows: Row[] = [];
+// True during warmUp(): runs then are not recorded.
+let warming = false;
 const extra: Record<string, number> = {};
 
 async function main(): Promise<void> {
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   console.log(`larq bench: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${redisVersion(port)}`);
   console.log(`end-to-end ${N} jobs, push ${PUSH_N} jobs, memory ${MEMORY_N} jobs; PHP: ${php ? 'Laravel 8.83' : 'not installed (Laravel rows skipped)'}\n`);
   try {
+    if (SECTIONS.has('push') || SECTIONS.has('e2e')) await warmUp(port, redis);
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`round ${round} of ${ROUNDS}`);
       if (SECTIONS.has('push')) await pushSection(port, redis, php, round);
@@ -80,6 +83,35 @@ async function main(): Promise<void> {
   report();
 }
 
+// ---- warm-up ----------------------------------------------------------------------------------------
+
+// Untimed runs of the Node contenders (larq and BullMQ) before the first round, so that neither is timed
+// while V8 is still compiling its code: a larq worker's first 100,000 jobs in a fresh process ran slower
+// than the same worker's later runs. PHP has no JIT to warm (opcache is off on the CLI), and each of its
+// rows is a fresh process anyway.
+async function warmUp(port: number, redis: Redis): Promise<void> {
+  warming = true;
+  try {
+    const jobs = Math.min(N, 20000);
+    const few = Math.min(PUSH_N, 2000);
+    if (SECTIONS.has('push')) {
+      await larqPushOneByOne(port, redis, few);
+      await bullAddOneByOne(port, redis, few);
+      await larqBulk(port, redis, jobs);
+      await bullAddBulk(port, redis, jobs);
+    }
+    if (SECTIONS.has('e2e')) {
+      await larqWorker(port, redis, 50, jobs);
+      await bullWorker(port, redis, 50, jobs);
+      await larqWorker(port, redis, 1, few);
+      await bullWorker(port, redis, 1, few);
+    }
+  } finally {
+    warming = false;
+  }
+  console.log('warm-up done (not timed)');
+}
+
 // ---- push -------------------------------------------------------------------------------------------
 
 async function pushSection(port: number, redis: Redis, php: boolean, round: number): Promise<void> {
@@ -91,20 +123,20 @@ async function pushSection(port: number, redis: Redis, php: boolean, round: numb
   await bullAddOneByOne(port, redis);
 }
 
-async function larqPushOneByOne(port: number, redis: Redis): Promise<void> {
+async function larqPushOneByOne(port: number, redis: Redis, jobs = PUSH_N): Promise<void> {
   await fresh(redis);
   const q = larqQueue(port);
-  await timed('push', 'larq push, one by one', PUSH_N, async () => {
-    for (let i = 0; i < PUSH_N; i++) await q.push(BenchNoop.make({ n: i }));
+  await timed('push', 'larq push, one by one', jobs, async () => {
+    for (let i = 0; i < jobs; i++) await q.push(BenchNoop.make({ n: i }));
   });
   await q.close();
 }
 
-async function larqBulk(port: number, redis: Redis): Promise<void> {
+async function larqBulk(port: number, redis: Redis, jobs = N): Promise<void> {
   await fresh(redis);
   const q = larqQueue(port);
-  await timed('push', 'larq bulk (1,000 a call)', N, async () => {
-    for (let i = 0; i < N; i += 1000) await q.bulk(range(i, Math.min(N, i + 1000)).map((n) => BenchNoop.make({ n })));
+  await timed('push', 'larq bulk (1,000 a call)', jobs, async () => {
+    for (let i = 0; i < jobs; i += 1000) await q.bulk(range(i, Math.min(jobs, i + 1000)).map((n) => BenchNoop.make({ n })));
   });
   await q.close();
 }
@@ -115,20 +147,20 @@ async function laravelPushOneByOne(port: number, redis: Redis): Promise<void> {
   record('push', "Laravel Queue::push, one by one (PHP)", PUSH_N, JSON.parse(out).seconds);
 }
 
-async function bullAddOneByOne(port: number, redis: Redis): Promise<void> {
+async function bullAddOneByOne(port: number, redis: Redis, jobs = PUSH_N): Promise<void> {
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
-  await timed('push', 'BullMQ add, one by one', PUSH_N, async () => {
-    for (let i = 0; i < PUSH_N; i++) await bull.add('noop', { n: i }, { removeOnComplete: true });
+  await timed('push', 'BullMQ add, one by one', jobs, async () => {
+    for (let i = 0; i < jobs; i++) await bull.add('noop', { n: i }, { removeOnComplete: true });
   });
   await bull.close();
 }
 
-async function bullAddBulk(port: number, redis: Redis): Promise<void> {
+async function bullAddBulk(port: number, redis: Redis, jobs = N): Promise<void> {
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
-  await timed('push', 'BullMQ addBulk (1,000 a call)', N, async () => {
-    for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+  await timed('push', 'BullMQ addBulk (1,000 a call)', jobs, async () => {
+    for (let i = 0; i < jobs; i += 1000) await bull.addBulk(range(i, Math.min(jobs, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
   });
   await bull.close();
 }
@@ -149,12 +181,12 @@ async function e2eSection(port: number, redis: Redis, php: boolean, round: numbe
   await bullWorker(port, redis, 1);
 }
 
-async function larqWorker(port: number, redis: Redis, concurrency: number): Promise<void> {
+async function larqWorker(port: number, redis: Redis, concurrency: number, jobs = N): Promise<void> {
   await fresh(redis);
-  await prefillLarq(port, N);
+  await prefillLarq(port, jobs);
   const q = larqQueue(port);
   const worker = createWorker(q, new Handlers().object('App\\Jobs\\BenchNoop', () => undefined), { concurrency, sleep: 0, stopWhenEmpty: true, timeout: 0, memory: 4096 });
-  await timed('e2e', `larq worker, concurrency ${concurrency}`, N, () => worker.daemon('default'), redis);
+  await timed('e2e', `larq worker, concurrency ${concurrency}`, jobs, () => worker.daemon('default'), redis);
   await q.close();
   // A run that stopped early would report a false rate: every job must be gone.
   const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
@@ -185,10 +217,10 @@ async function laravelWorker(port: number, redis: Redis, processes: number): Pro
   if (left !== 0) throw new Error(`Laravel left ${left} jobs`);
 }
 
-async function bullWorker(port: number, redis: Redis, concurrency: number): Promise<void> {
+async function bullWorker(port: number, redis: Redis, concurrency: number, jobs = N): Promise<void> {
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
-  for (let i = 0; i < N; i += 1000) await bull.addBulk(range(i, Math.min(N, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+  for (let i = 0; i < jobs; i += 1000) await bull.addBulk(range(i, Math.min(jobs, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
   let done = 0;
   let finish: () => void = () => undefined;
   const all = new Promise<void>((r) => (finish = r));
@@ -196,11 +228,11 @@ async function bullWorker(port: number, redis: Redis, concurrency: number): Prom
   await timed(
     'e2e',
     `BullMQ worker, concurrency ${concurrency}`,
-    N,
+    jobs,
     () => {
       worker = new BullWorker('bench', async () => undefined, { connection: { port }, concurrency, autorun: true });
       worker.on('completed', () => {
-        if (++done === N) finish();
+        if (++done === jobs) finish();
       });
       return all;
     },
@@ -402,6 +434,7 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
 }
 
 function record(section: string, name: string, jobs: number, seconds: number, redisMicros?: number): void {
+  if (warming) return;
   let row = rows.find((r) => r.name === name);
   if (row === undefined) {
     row = { section, name, jobs, seconds, perSecond: jobs / seconds, runs: [] };
