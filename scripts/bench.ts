@@ -136,7 +136,7 @@ async function larqBulk(port: number, redis: Redis, jobs = N): Promise<void> {
   await fresh(redis);
   const q = larqQueue(port);
   await timed('push', 'larq bulk (1,000 a call)', jobs, async () => {
-    for (let i = 0; i < jobs; i += 1000) await q.bulk(range(i, Math.min(jobs, i + 1000)).map((n) => BenchNoop.make({ n })));
+    await bulkLarq(q, jobs);
   });
   await q.close();
 }
@@ -160,7 +160,7 @@ async function bullAddBulk(port: number, redis: Redis, jobs = N): Promise<void> 
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
   await timed('push', 'BullMQ addBulk (1,000 a call)', jobs, async () => {
-    for (let i = 0; i < jobs; i += 1000) await bull.addBulk(range(i, Math.min(jobs, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+    await bulkBull(bull, jobs);
   });
   await bull.close();
 }
@@ -220,7 +220,7 @@ async function laravelWorker(port: number, redis: Redis, processes: number): Pro
 async function bullWorker(port: number, redis: Redis, concurrency: number, jobs = N): Promise<void> {
   await fresh(redis);
   const bull = new BullQueue('bench', { connection: { port } });
-  for (let i = 0; i < jobs; i += 1000) await bull.addBulk(range(i, Math.min(jobs, i + 1000)).map((n) => ({ name: 'noop', data: { n }, opts: { removeOnComplete: true } })));
+  await bulkBull(bull, jobs);
   let done = 0;
   let finish: () => void = () => undefined;
   const all = new Promise<void>((r) => (finish = r));
@@ -413,8 +413,18 @@ function larqQueue(port: number, extraOptions: { blockFor?: number } = {}): Redi
 
 async function prefillLarq(port: number, n: number): Promise<void> {
   const q = larqQueue(port);
-  for (let i = 0; i < n; i += 1000) await q.bulk(range(i, Math.min(n, i + 1000)).map((k) => BenchNoop.make({ n: k })));
+  await bulkLarq(q, n);
   await q.close();
+}
+
+// n no-op jobs, 1,000 a call: the larq bulk row, and how every larq and Laravel row is filled.
+async function bulkLarq(q: RedisQueue, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1000) await q.bulk(range(i, Math.min(n, i + 1000)).map((k) => BenchNoop.make({ n: k })));
+}
+
+// n no-op jobs, 1,000 a call: the BullMQ addBulk row, and how the BullMQ worker rows are filled.
+async function bulkBull(bull: BullQueue, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1000) await bull.addBulk(range(i, Math.min(n, i + 1000)).map((k) => ({ name: 'noop', data: { n: k }, opts: { removeOnComplete: true } })));
 }
 
 // With `redis`, also the CPU time the redis-server spent during the run, per job: what each contender's
