@@ -1,6 +1,6 @@
 // Laravel's RedisQueue over raw payload strings (spec §5): same keys, same scripts, same order of Redis
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
-import Redis, { Cluster } from 'ioredis';
+import Redis, { Cluster, type Pipeline } from 'ioredis';
 import { unixSeconds } from './clock';
 import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
@@ -10,6 +10,7 @@ import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
 import { OneWrite, type Replies } from './redis/OneWrite';
+import { EncodedCommand } from './redis/EncodedCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
@@ -97,13 +98,13 @@ export class RedisQueue implements ReservedJobStore {
    */
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
-    const entries = jobs.map((job) => {
+    // Each payload is built as the MULTI takes it, so it is garbage as soon as it is encoded.
+    await this.sendBulk(jobs.length, (i) => {
       const id = randomJobId();
       ids.push(id);
-      const { delay, payload } = delayAndPayloadFor(job, (d) => this.dispatchContext(d ?? null, id));
+      const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id));
       return delay === undefined ? payload : { payload, delay };
-    });
-    await this.sendBulk(entries, queue);
+    }, queue);
     return ids;
   }
 
@@ -127,39 +128,40 @@ export class RedisQueue implements ReservedJobStore {
    * entries run the later script, in their place in the order.
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
-    const payloads = await this.sendBulk(entries, queue);
-    return payloads.map((p) => this.payloadId(p));
+    await this.sendBulk(entries.length, (i) => entries[i], queue);
+    return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
-  // bulkRaw's MULTI; resolves to the payload strings in order.
-  private async sendBulk(entries: BulkEntry[], queue: string | null | undefined): Promise<string[]> {
-    if (entries.length === 0) return [];
+  // bulkRaw's MULTI, over `count` entries asked for in order. Nothing reaches Redis before the last entry
+  // is in: an entry that throws leaves the queue untouched, as before anything was sent.
+  private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
+    if (count === 0) return;
     const keys = this.keysFor(queue);
-    const multi = this.client.multi();
-    let run: string[] = [];
+    // a MULTI is an ioredis Pipeline, which takes a command object as it is
+    const multi = this.client.multi() as unknown as Pipeline & ReturnType<Redis['multi']>;
+    let run: EncodedCommand | null = null;
     const flush = (): void => {
-      for (let i = 0; i < run.length; i += BULK_CHUNK) {
-        const chunk = run.slice(i, i + BULK_CHUNK);
-        multi.rpush(keys.queue, ...chunk);
-        multi.rpush(keys.notify, ...chunk.map(() => '1'));
-      }
-      run = [];
+      if (run === null) return;
+      multi.sendCommand(run);
+      multi.rpush(keys.notify, ...new Array<string>(run.size).fill('1'));
+      run = null;
     };
-    const payloads = entries.map((e) => {
+    for (let i = 0; i < count; i++) {
+      const e = entryAt(i);
       if (typeof e === 'string' || e.delay === undefined) {
-        const payload = typeof e === 'string' ? e : e.payload;
-        run.push(payload);
-        return payload;
+        // room for a thousand payloads of a kilobyte: most calls then never grow the buffer
+        run ??= new EncodedCommand('rpush', keys.queue, Math.min(count - i, BULK_CHUNK) * 1024);
+        run.add(typeof e === 'string' ? e : e.payload);
+        if (run.size === BULK_CHUNK) flush();
+      } else {
+        flush();
+        scripts.laterInto(multi, keys, this.availableAt(e.delay), e.payload);
       }
-      flush();
-      scripts.laterInto(multi, keys, this.availableAt(e.delay), e.payload);
-      return e.payload;
-    });
+    }
     flush();
     const replies = (await multi.exec()) ?? [];
     const error = replies.find(([err]) => err)?.[0];
     if (error) throw new LarqError(`bulk push to ${keys.queue} failed: ${error.message}`, { cause: error });
-    return payloads;
   }
 
   /**

@@ -116,6 +116,31 @@ describe('dispatching job objects from Node', function () {
     expect(delayedJobs.map((j) => [JSON.parse(j.payload).id, j.availableAt])).to.deep.equal([[ids[1], FIXTURE_NOW + 30]]);
   });
 
+  it('bulk() of non-ASCII jobs lands each payload as push() would write it, byte for byte', async function () {
+    const q = makeQueue(13);
+    const cls = basicJob(13);
+    // 'é' x 5 is 10 bytes, '😀' x 30 is 120: byte counts with more digits than the text's length
+    const jobs = ['é'.repeat(5), '€'.repeat(40), '😀'.repeat(30), 'plain'].map((to) => cls.make({ to, subject: 'ÿ'.repeat(300), meta: null }));
+    await q.bulk(jobs);
+    const bulked = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    await client.del(`${prefix}queues:default`);
+    for (const job of jobs) await q.push(job);
+    const pushed = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    // uuid and id are drawn per job: everything else must be the same bytes
+    const blank = (b: Buffer) => b.toString('utf8').replace(/"(uuid|id)":"[^"]+"/g, '"$1":""');
+    expect(bulked.map(blank)).to.deep.equal(pushed.map(blank));
+    expect(bulked.map((b) => JSON.parse(b.toString('utf8')).data.command)).to.deep.equal(pushed.map((b) => JSON.parse(b.toString('utf8')).data.command));
+  });
+
+  it('bulk() with a job that cannot be built sends none of them and names the problem', async function () {
+    const q = makeQueue(13);
+    const cls = basicJob(13);
+    const good = cls.make({ to: 'a', subject: 's', meta: null });
+    const error = await q.bulk([good, good, { command: good, encrypt: true }, good]).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Error).with.property('message').that.includes('encrypt');
+    expect(await client.exists(`${prefix}queues:default`, `${prefix}queues:default:notify`)).to.equal(0);
+  });
+
   it('encrypts a ShouldBeEncrypted command and decrypts it on pop', async function () {
     const q = makeQueue(8, { encrypter: new Encrypter(FIXTURE_APP_KEY) });
     const command = basicJob(8).make({ to: 'secret@example.com', subject: 'card', meta: { pan: '4242 4242 4242 4242' } });

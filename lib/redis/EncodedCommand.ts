@@ -1,0 +1,89 @@
+// A Redis command of one key and many string arguments (bulk()'s RPUSH of a thousand payloads), whose
+// arguments are turned into the bytes of Redis' protocol as they are added, not when the command is sent.
+//
+// ioredis writes a command's arguments when it sends it: Buffer.byteLength of each one, then one string of
+// all of them, then that string's UTF-8 bytes. A profile of bulk() on 1,000-job calls put 22% of the time
+// there, most of it flattening each payload (a string built by concatenation) and then the string of all
+// of them. Here each argument is written once, straight into a buffer, so a payload is garbage as soon as
+// it is added instead of living, with its thousand siblings, until the whole call is sent (a scavenge that
+// finds them alive has to copy them: garbage collection went from 20% to 13% of bulk()'s time).
+import { Command } from 'ioredis';
+
+// A UTF-16 code unit takes at most 3 bytes in UTF-8 (a surrogate pair: 4 bytes for 2 units).
+const MAX_BYTES_PER_UNIT = 3;
+// `*<count>\r\n`: room for any argument count.
+const COUNT_ROOM = 1 + 10 + 2;
+
+/** A command `NAME key arg...` whose arguments are encoded as they are added. */
+export class EncodedCommand extends Command {
+  private bytes: Buffer;
+  // Where the arguments start: the name and key are written just before, the count in front of them when sent.
+  private readonly start: number;
+  private used: number;
+  private count = 0;
+
+  /**
+   * `name` and `key` are sent as given: no ioredis keyPrefix applies (larq refuses connections that have
+   * one). The key is also the command's only ioredis argument, so a cluster pipeline finds its slot.
+   * `sizeHint`: the bytes the arguments are expected to take (the buffer grows past it if need be).
+   */
+  constructor(name: string, key: string, sizeHint = 16 * 1024) {
+    super(name, [key]);
+    const nameAndKey = Buffer.from(`$${Buffer.byteLength(name)}\r\n${name}\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`, 'utf8');
+    this.start = COUNT_ROOM + nameAndKey.length;
+    this.bytes = Buffer.allocUnsafe(this.start + sizeHint);
+    nameAndKey.copy(this.bytes, COUNT_ROOM);
+    this.used = this.start;
+  }
+
+  /** How many arguments were added after the key. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Add one argument, sent as its UTF-8 bytes (as ioredis sends a string). */
+  add(arg: string): this {
+    const digits = digitCount(arg.length);
+    this.reserve(1 + digits + 2 + arg.length * MAX_BYTES_PER_UNIT + 2 + 1);
+    const b = this.bytes;
+    // The byte count is known only once the text is written. It is at least the number of code units, so
+    // the text goes right after a header of that many digits, and moves in the rare case it needs more.
+    let at = this.used + 1 + digits + 2;
+    const written = b.write(arg, at, 'utf8');
+    const needed = digitCount(written);
+    if (needed > digits) {
+      b.copyWithin(at + needed - digits, at, at + written);
+      at += needed - digits;
+    }
+    b[this.used] = 0x24; // '$'
+    b.write(String(written), this.used + 1, 'latin1');
+    b[at - 2] = 0x0d;
+    b[at - 1] = 0x0a;
+    b[at + written] = 0x0d;
+    b[at + written + 1] = 0x0a;
+    this.used = at + written + 2;
+    this.count++;
+    return this;
+  }
+
+  /** The whole command in Redis' protocol: what ioredis writes to the socket. */
+  override toWritable(): Buffer {
+    const count = `*${this.count + 2}\r\n`;
+    const from = COUNT_ROOM - count.length;
+    this.bytes.write(count, from, 'latin1');
+    return this.bytes.subarray(from, this.used);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.used + bytes <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + bytes));
+    this.bytes.copy(grown, 0, 0, this.used);
+    this.bytes = grown;
+  }
+}
+
+function digitCount(n: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
+}
