@@ -3,7 +3,8 @@
 // socket one write each. This gathers the members asked for during one tick and sends a single
 // `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
 // members of a sorted set commutes), and each caller's promise settles with that command's reply.
-import type { Cluster, Redis } from 'ioredis';
+import type { Cluster, Pipeline, Redis } from 'ioredis';
+import { EncodedCommand } from './EncodedCommand';
 import type { OneWrite, Replies } from './OneWrite';
 
 // One promise per batch, shared by every caller in it: they all learn the same reply, and a promise, an
@@ -51,7 +52,8 @@ export class ZremBatcher {
     const batch = this.pending.get(key);
     if (batch === undefined) return NOTHING_MOVED;
     this.pending.delete(key);
-    write.add((target) => target.zrem(key, ...batch.members));
+    const command = zremOf(key, batch.members);
+    write.add((target) => (target as unknown as Pipeline).sendCommand(command));
     return {
       commands: 1,
       settle: (replies) => {
@@ -68,8 +70,19 @@ export class ZremBatcher {
     const batches = this.pending;
     if (batches.size === 0) return;
     this.pending = new Map();
-    for (const [key, { members, resolve, reject }] of batches) this.client.zrem(key, ...members).then(() => resolve(), reject);
+    for (const [key, { members, resolve, reject }] of batches) (this.client.sendCommand(zremOf(key, members)) as Promise<unknown>).then(() => resolve(), reject);
   }
+}
+
+// The members (reserved payloads, usually the Buffers the pop read) are copied into the command as it is
+// made. ioredis writes Buffer arguments through a list that takes each piece's byteLength twice: in a
+// profile of the worker at concurrency 50, writing the commands of a pop's write took 6% of the main
+// thread's time (3.5% in that list), and 1% with the ZREM made here.
+function zremOf(key: string, members: (string | Buffer)[]): EncodedCommand {
+  const first = members[0];
+  const command = new EncodedCommand('zrem', key, members.length * ((first === undefined ? 0 : first.length) + 16));
+  for (const member of members) command.add(member);
+  return command;
 }
 
 function newBatch(): Pending {

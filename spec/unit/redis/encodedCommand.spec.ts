@@ -5,12 +5,12 @@ import { Command } from 'ioredis';
 import { EncodedCommand } from '../../../lib/redis/EncodedCommand';
 
 // What ioredis itself writes for `name key ...args`.
-function ioredisBytes(name: string, key: string, args: string[]): Buffer {
+function ioredisBytes(name: string, key: string, args: (string | Buffer)[]): Buffer {
   const writable = new Command(name, [key, ...args]).toWritable({});
   return typeof writable === 'string' ? Buffer.from(writable, 'utf8') : writable;
 }
 
-function encoded(name: string, key: string, args: string[], sizeHint?: number): Buffer {
+function encoded(name: string, key: string, args: (string | Buffer)[], sizeHint?: number): Buffer {
   const command = new EncodedCommand(name, key, sizeHint);
   for (const arg of args) command.add(arg);
   return command.toWritable();
@@ -40,6 +40,11 @@ describe('EncodedCommand', () => {
   it('writes the bytes ioredis writes for every text above in one command, in order', () => {
     const args = TEXTS.map(([, text]) => text);
     expect(encoded('rpush', 'queues:default', args)).to.deep.equal(ioredisBytes('rpush', 'queues:default', args));
+  });
+
+  it('writes Buffers as ioredis does, byte for byte, even bytes that are not UTF-8 (a reserved payload as popped)', () => {
+    const args = [Buffer.from('{"attempts":1}'), Buffer.alloc(0), Buffer.from([0xff, 0xfe, 0x00, 0x0d, 0x0a]), Buffer.alloc(1000, 0x80), 'text after', Buffer.from('é')];
+    expect(encoded('zrem', 'queues:default:reserved', args, 8)).to.deep.equal(ioredisBytes('zrem', 'queues:default:reserved', args));
   });
 
   it('grows past its size hint without losing what it held', () => {
