@@ -1,5 +1,6 @@
 // A Redis command of one key and many arguments (bulk()'s RPUSH of a thousand payloads, the worker's
-// ZREM of the jobs it finished), whose arguments are turned into the bytes of Redis' protocol as they are added, not when the command is sent.
+// ZREM of the jobs it finished), whose arguments are turned into the bytes of Redis' protocol as they
+// are added, not when the command is sent.
 //
 // ioredis writes a command's arguments when it sends it: Buffer.byteLength of each one, then one string of
 // all of them, then that string's UTF-8 bytes. A profile of bulk() on 1,000-job calls put 22% of the time

@@ -139,6 +139,10 @@ describe('dispatching job objects from Node', function () {
     const error = await q.bulk([good, good, { command: good, encrypt: true }, good]).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(Error).with.property('message').that.includes('encrypt');
     expect(await client.exists(`${prefix}queues:default`, `${prefix}queues:default:notify`)).to.equal(0);
+    // and the queue's connection was left usable (not inside a MULTI that never ends)
+    await q.bulk([good]);
+    await q.push(good);
+    expect(await client.llen(`${prefix}queues:default`)).to.equal(2);
   });
 
   it('encrypts a ShouldBeEncrypted command and decrypts it on pop', async function () {
