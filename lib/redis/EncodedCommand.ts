@@ -18,8 +18,6 @@ const COUNT_ROOM = 1 + 10 + 2;
 /** A command `NAME key arg...` whose arguments are encoded as they are added. */
 export class EncodedCommand extends Command {
   private bytes: Buffer;
-  // Where the arguments start: the name and key are written just before, the count in front of them when sent.
-  private readonly start: number;
   private used: number;
   private count = 0;
 
@@ -31,10 +29,11 @@ export class EncodedCommand extends Command {
   constructor(name: string, key: string, sizeHint = 16 * 1024) {
     super(name, [key]);
     const nameAndKey = Buffer.from(`$${Buffer.byteLength(name)}\r\n${name}\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`, 'utf8');
-    this.start = COUNT_ROOM + nameAndKey.length;
-    this.bytes = Buffer.allocUnsafe(this.start + sizeHint);
+    // The arguments start right after the name and key; the count goes in front of those when sent.
+    const start = COUNT_ROOM + nameAndKey.length;
+    this.bytes = Buffer.allocUnsafe(start + sizeHint);
     nameAndKey.copy(this.bytes, COUNT_ROOM);
-    this.used = this.start;
+    this.used = start;
   }
 
   /** How many arguments were added after the key. */
