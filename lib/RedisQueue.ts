@@ -12,6 +12,7 @@ import { defineScripts, popReplies, scripts, type PopReply } from './redis/scrip
 import { OneWrite, type Replies } from './redis/OneWrite';
 import { EncodedCommand } from './redis/EncodedCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
+import { NotifyWaiter } from './redis/NotifyWaiter';
 import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
@@ -48,11 +49,10 @@ export class RedisQueue implements ReservedJobStore {
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly acks: ZremBatcher;
-  // BLPOP waits on its own connection so a blocked pop never delays other commands of this queue.
-  private blocker: Redis | Cluster | undefined;
+  // The BLPOP of a blocking pop, on a connection of its own, with the pop that follows a wake-up.
+  private readonly waiter: NotifyWaiter | undefined;
   // 11.27+: a job found on a lower-priority queue makes the next pass over the first queue non-blocking.
   private secondaryQueueHadJob = false;
-  private readonly waiting = new Map<string, Promise<boolean>>();
   private closed = false;
 
   constructor(options: RedisQueueOptions = {}) {
@@ -66,6 +66,8 @@ export class RedisQueue implements ReservedJobStore {
     if (this.ownsClient) this.client.on('error', () => undefined);
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
+    const { blockFor, retryAfter } = this.options;
+    if (blockFor !== null) this.waiter = new NotifyWaiter(this.client, { blockFor, retryAfter, expiry: () => this.availableAt(retryAfter ?? 0) });
   }
 
   /** The queue connection's name as PHP knows it (`redis`): what events and failed-job records carry. */
@@ -239,8 +241,8 @@ export class RedisQueue implements ReservedJobStore {
     for (const error of errors) onError(error);
 
     const block = this.mayBlock(index);
-    if (jobs.length === 0 && block && this.options.blockFor !== null && (await this.waitForNotify(keys))) {
-      const next = await this.popReserved(name, keys);
+    if (jobs.length === 0 && block && this.waiter !== undefined) {
+      const next = await this.popAfterWait(this.waiter, name, keys);
       if (next !== null) jobs.push(this.reservedJob(name, next));
     }
     this.noteFound(index, jobs.length > 0);
@@ -327,8 +329,7 @@ export class RedisQueue implements ReservedJobStore {
     if (this.closed) return;
     this.closed = true;
     this.acks.flush();
-    // disconnect, not quit: QUIT would wait behind a BLPOP that may block forever.
-    this.blocker?.disconnect();
+    this.waiter?.close();
     if (!this.ownsClient) return;
     // A lazy client that never connected has nothing to QUIT; one whose connection broke cannot send it.
     if (this.client.status === 'wait') this.client.disconnect();
@@ -338,10 +339,18 @@ export class RedisQueue implements ReservedJobStore {
   private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     const next = await this.popReserved(name, keys);
     if (next !== null) return next;
-    if (this.options.blockFor !== null && block && (await this.waitForNotify(keys))) {
-      return this.retrieveNextJob(name, keys, false); // one more try, never blocking again
-    }
-    return null;
+    return block && this.waiter !== undefined ? this.popAfterWait(this.waiter, name, keys) : null;
+  }
+
+  // Wait on the notify list, then Laravel's one more pop: the one that followed the BLPOP (see
+  // NotifyWaiter), or, for a caller that shared a wait another caller's pop answered, one of its own.
+  private async popAfterWait(waiter: NotifyWaiter, name: string, keys: QueueKeys): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
+    const wake = await waiter.wait(keys);
+    const popped = wake.take();
+    if (popped === undefined) return wake.woke ? this.popReserved(name, keys) : null;
+    if (popped instanceof Error) throw popped;
+    if (popped.kind === 'invalid') throw this.quarantined(name, keys, popped);
+    return popped.kind === 'reserved' ? popped : null;
   }
 
   // One run of the pop script: the reserved job, null when the list was empty, InvalidPayloadError when
@@ -374,28 +383,6 @@ export class RedisQueue implements ReservedJobStore {
         `it was moved to ${keys.invalid} instead of being lost`,
       reply.job,
     );
-  }
-
-  // Callers waiting on the same notify list share one BLPOP: a worker with two polling loops would
-  // otherwise queue a second BLPOP behind the first on the blocking connection, and a stop could then
-  // wait up to twice `blockFor`. After a wake-up each caller tries its pop; one of them gets the job.
-  private waitForNotify(keys: QueueKeys): Promise<boolean> {
-    let waiting = this.waiting.get(keys.notify);
-    if (waiting === undefined) {
-      waiting = this.blockOnNotify(keys).finally(() => this.waiting.delete(keys.notify));
-      this.waiting.set(keys.notify, waiting);
-    }
-    return waiting;
-  }
-
-  private async blockOnNotify(keys: QueueKeys): Promise<boolean> {
-    this.blocker ??= (this.client as Redis).duplicate();
-    try {
-      return (await this.blocker.blpop(keys.notify, this.options.blockFor ?? 0)) !== null;
-    } catch (error) {
-      if (this.closed) return false; // close() cut the blocking connection
-      throw error;
-    }
   }
 
   // Delayed first, then reserved, as every Laravel pop does (spec §5.7).

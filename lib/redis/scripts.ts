@@ -125,6 +125,14 @@ export const scripts = {
     return first ?? { kind: 'empty' };
   },
 
+  /**
+   * Issue one single pop (Laravel's, not the batch script) as migrateExpiredJobsInto does; read its reply
+   * with {@link popReplies}. Payloads come back as Buffers, as with pop.
+   */
+  popOneInto(target: Client | ChainableCommander, k: QueueKeys, expiresAt: number): unknown {
+    return run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], true);
+  },
+
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
   async release(target: Client, k: QueueKeys, reserved: string | Buffer, availableAt: number): Promise<void> {
     await run(target, 'release', [k.delayed, k.reserved], [reserved, availableAt]);

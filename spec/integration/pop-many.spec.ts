@@ -7,7 +7,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { countingRelay, dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -129,6 +129,23 @@ describe('RedisQueue.popMany (integration)', function () {
     const jobs = await popping;
     expect(jobs.map((j) => j.getJobId())).to.deep.equal(['id1']);
     expect(await client.zcard(`${p}queues:default:reserved`)).to.equal(1);
+  });
+
+  it('woken by a push, takes the job without asking Redis again: the pop went out behind the BLPOP', async () => {
+    const p = randomPrefix();
+    const relay = await countingRelay(port);
+    const q = new RedisQueue({ connection: { host: '127.0.0.1', port: relay.port }, prefix: p, clock: new FakeClock(NOW * 1000), retryAfter: 90, blockFor: 2 });
+    try {
+      const popping = q.popMany('default', 0, 10, () => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      const before = relay.sent();
+      await open(p).pushRaw(job(1));
+      expect((await popping).map((j) => j.getJobId())).to.deep.equal(['id1']);
+      expect(relay.sent() - before, 'bytes larq sent after the push').to.equal(0);
+    } finally {
+      await q.close();
+      await relay.close();
+    }
   });
 
   it('two pops waiting on an empty queue share one BLPOP, and the job pushed goes to exactly one of them', async () => {

@@ -6,7 +6,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
-import { dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -145,6 +145,61 @@ describe('RedisQueue (integration)', function () {
       expect(Date.now() - started).to.be.lessThan(500);
       await q.pushRaw(job(2));
       expect((await popping)!.getJobId()).to.equal('id2');
+    });
+
+    it('a pop woken by a push asks Redis nothing more: its pop went out behind the BLPOP', async () => {
+      // From push to job in one round trip instead of two: the pop waits in the blocking connection's
+      // input, Redis runs it as soon as BLPOP takes the token, and both replies come back together.
+      const relay = await countingRelay(port);
+      const q = new RedisQueue({ connection: { host: '127.0.0.1', port: relay.port }, prefix, clock, retryAfter: 90, blockFor: 5 });
+      try {
+        const popping = q.pop();
+        await new Promise((r) => setTimeout(r, 200));
+        const before = relay.sent();
+        await open().pushRaw(job(1));
+        expect((await popping)!.getJobId()).to.equal('id1');
+        expect(relay.sent() - before, 'bytes larq sent after the push').to.equal(0);
+        expect(await client.zcard(key(':reserved'))).to.equal(1);
+      } finally {
+        await q.close();
+        await relay.close();
+      }
+    });
+
+    it('a wait that times out still hands over the job its closing pop found (pushed without a notify token)', async () => {
+      // A producer that RPUSHes without a token never wakes BLPOP. The pop sent behind the BLPOP runs when
+      // the wait times out, and what it reserves must reach the caller: a reservation nobody holds would
+      // only come back after retry_after.
+      const q = open({ blockFor: 0.5 });
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      await client.rpush(key(), job(1));
+      expect((await popping)?.getJobId()).to.equal('id1');
+      expect(await client.zcard(key(':reserved'))).to.equal(1);
+      expect(await list(key())).to.deep.equal([]);
+    });
+
+    it('a wait that crossed a second leaves the reservation expiring when a pop run at the wake-up would', async () => {
+      // The pop behind the BLPOP was sent with the expiry of the second the wait began in.
+      const q = open({ blockFor: 5 });
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      clock.advance(3);
+      await open().pushRaw(job(1));
+      const popped = (await popping)!;
+      await q.size(); // on the same connection as the correction, so after it
+      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([popped.getReservedJob(), String(NOW + 3 + 90)]);
+    });
+
+    it('a wait longer than half of retryAfter goes out as BLPOPs that long at most, and still lasts blockFor', async () => {
+      // A pop sent with a BLPOP carries the expiry of the second it was sent in: cut this way, that
+      // expiry is still in the future whenever the pop runs.
+      const blpops = async () => Number(/cmdstat_blpop:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+      const before = await blpops();
+      const started = Date.now();
+      expect(await open({ blockFor: 2.5, retryAfter: 2 }).pop()).to.equal(null);
+      expect(Date.now() - started).to.be.within(2400, 5000);
+      expect((await blpops()) - before).to.equal(3);
     });
 
     it('close() ends a pop blocked forever (blockFor 0) with null', async () => {
@@ -287,6 +342,19 @@ describe('RedisQueue (integration)', function () {
       const seen = await record(async () => (popped = await q.pop()));
       expect(seen).to.deep.equal(['eval', 'zrangebyscore', 'eval', 'zrangebyscore', 'eval', 'lpop', 'zadd', 'lpop']);
       expect(popped!.attempts()).to.equal(4); // a numeric string counts, as in Lua and PHP
+    });
+
+    it("a blocking pop woken by a push runs Laravel's sequence: migrations, pop, BLPOP, pop", async () => {
+      const q = open({ blockFor: 5 });
+      const pusher = open();
+      const seen = await record(async () => {
+        const popping = q.pop();
+        await new Promise((r) => setTimeout(r, 200));
+        await pusher.pushRaw(job(1));
+        await popping;
+      });
+      // MONITOR shows BLPOP when it starts to wait, before the push that wakes it.
+      expect(seen).to.deep.equal(['eval', 'zrangebyscore', 'eval', 'zrangebyscore', 'eval', 'lpop', 'blpop', 'eval', 'rpush', 'rpush', 'eval', 'lpop', 'zadd', 'lpop']);
     });
 
     it('bulkRaw sends one MULTI/EXEC: each run of pushes as one RPUSH of payloads and one of tokens, delayed entries through the later script in their place', async () => {

@@ -1,7 +1,7 @@
 // A private redis-server for the test run: started on a free port, stopped after. Nothing here touches
 // the machine's shared Redis. In CI a missing redis-server is a failure, never a skip.
 import { spawn, ChildProcess, execFileSync } from 'child_process';
-import { createServer } from 'net';
+import { createServer, connect, type Socket } from 'net';
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
 
@@ -95,6 +95,52 @@ export async function dumpKeys(client: Redis, prefix: string): Promise<Record<st
     else out[key] = { type };
   }
   return out;
+}
+
+/**
+ * A TCP relay in front of the test server that counts the bytes its clients send: how a test sees what
+ * a connection asked of Redis (a request is bytes sent) without reading the protocol.
+ */
+export interface CountingRelay {
+  readonly port: number;
+  /** Bytes sent so far by every client of the relay, towards Redis. */
+  sent(): number;
+  close(): Promise<void>;
+}
+
+export function countingRelay(redisPort: number): Promise<CountingRelay> {
+  let sent = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((inbound) => {
+    const outbound = connect(redisPort, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('error', () => undefined); // one side closing resets the other: expected when a test closes
+      s.on('close', () => sockets.delete(s));
+    }
+    inbound.on('data', (chunk: Buffer) => {
+      sent += chunk.length;
+      outbound.write(chunk);
+    });
+    outbound.on('data', (chunk: Buffer) => inbound.write(chunk));
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+  });
+  return new Promise((resolve, reject) => {
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const addr = server.address();
+      resolve({
+        port: typeof addr === 'object' && addr ? addr.port : 0,
+        sent: () => sent,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
 }
 
 export function stopRedis(): void {
