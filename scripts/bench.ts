@@ -6,7 +6,7 @@
 //   npm run bench -- --only push,e2e    sections: push, e2e, latency, memory
 //   npm run bench -- --rounds 1         push and end-to-end run 3 times by default (median reported)
 import { fork, spawn, spawnSync, type ChildProcess } from 'child_process';
-import { writeFileSync } from 'fs';
+import { readFileSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { cpus, totalmem } from 'os';
 import { join } from 'path';
@@ -277,12 +277,19 @@ async function popAndAckEverything(port: number, n: number): Promise<void> {
 
 // ---- pickup latency ---------------------------------------------------------------------------------
 
+// Beside the pickups, in the same loop and so under the same conditions, a plain PING every 10 ms: one
+// round trip to an idle Redis from an idle process, the floor of any pickup (a pickup needs at least
+// one). And the host's steal time over the section (/proc/stat): on a shared host, the share of time
+// these vCPUs wanted to run and did not. Both say how much of the p99 is the machine's.
 async function latencySection(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
   const samples: number[] = [];
+  const pings: number[] = [];
   const count = 500;
   const q = larqQueue(port, { blockFor: 5 });
   const producer = larqQueue(port);
+  const pinger = new Redis({ port });
+  await pinger.ping();
   let finish: () => void = () => undefined;
   const all = new Promise<void>((r) => (finish = r));
   const handlers = new Handlers().object('App\\Jobs\\BenchNoop', (command) => {
@@ -292,19 +299,43 @@ async function latencySection(port: number, redis: Redis): Promise<void> {
   const worker = createWorker(q, handlers, { concurrency: 1, sleep: 0, timeout: 0, maxJobs: count, memory: 4096 });
   const running = worker.daemon('default');
   await sleep(200); // let the worker reach its blocking pop
+  const stealBefore = stealTicks();
   for (let i = 0; i < count; i++) {
     // dispatch time in microseconds since the epoch rides in the job; 100 jobs/s
     await producer.push(BenchNoop.make({ n: Math.round((performance.timeOrigin + performance.now()) * 1000) }));
-    await sleep(10);
+    await sleep(5);
+    const sent = performance.now();
+    await pinger.ping();
+    pings.push(performance.now() - sent);
+    await sleep(5);
   }
+  const stealAfter = stealTicks();
   await all;
   await running;
   await q.close();
   await producer.close();
-  samples.sort((a, b) => a - b);
-  extra.latencyP50Ms = round(samples[Math.floor(count * 0.5)], 3);
-  extra.latencyP99Ms = round(samples[Math.floor(count * 0.99)], 3);
+  pinger.disconnect();
+  const quantile = (values: number[], f: number) => round([...values].sort((a, b) => a - b)[Math.floor(values.length * f)], 3);
+  extra.latencyP50Ms = quantile(samples, 0.5);
+  extra.latencyP99Ms = quantile(samples, 0.99);
+  extra.idlePingP50Ms = quantile(pings, 0.5);
+  extra.idlePingP99Ms = quantile(pings, 0.99);
   console.log(`pickup latency, ${count} jobs at 100/s, blockFor 5: p50 ${extra.latencyP50Ms} ms, p99 ${extra.latencyP99Ms} ms`);
+  console.log(`  the machine's floor, a PING between pickups: p50 ${extra.idlePingP50Ms} ms, p99 ${extra.idlePingP99Ms} ms`);
+  if (stealBefore !== undefined && stealAfter !== undefined) {
+    extra.latencyStealPercent = round(stealAfter.steal - stealBefore.steal === 0 ? 0 : (100 * (stealAfter.steal - stealBefore.steal)) / (stealAfter.total - stealBefore.total), 1);
+    console.log(`  host steal time during the section: ${extra.latencyStealPercent}% of these vCPUs' time`);
+  }
+}
+
+// Steal and total ticks of all CPUs, from /proc/stat (Linux); undefined elsewhere.
+function stealTicks(): { steal: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- memory -----------------------------------------------------------------------------------------
@@ -399,6 +430,7 @@ function report(): void {
     console.log(`| end-to-end: 3 x BullMQ c50 / Redis ceiling | ${results['end-to-end: 3 x BullMQ c50 / Redis ceiling']}x | ${over} |`);
   }
   if (extra.latencyP99Ms !== undefined) console.log(`| pickup latency p99 | ${extra.latencyP99Ms} ms | < 5 ms ${extra.latencyP99Ms < 5 ? 'ok' : 'MISSED'} |`);
+  if (extra.idlePingP99Ms !== undefined) console.log(`| idle PING p99 (the machine's floor) | ${extra.idlePingP99Ms} ms | (no target) |`);
   if (extra.rssGrowthMb !== undefined) console.log(`| RSS growth over ${MEMORY_N} jobs | ${extra.rssGrowthMb} MB | < 50 MB ${extra.rssGrowthMb < 50 ? 'ok' : 'MISSED'} |`);
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
   writeFileSync(flags.out!, JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, jobs: N, pushJobs: PUSH_N, memoryJobs: MEMORY_N, rows, ratios: results, ...extra }, null, 2) + '\n');
