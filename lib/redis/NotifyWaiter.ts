@@ -136,10 +136,11 @@ export class NotifyWaiter {
   // The pop ran in a later second than the one its expiry was computed in: move the reservation to what
   // Laravel's pop, run then, would have given it. Sent now on the main connection, so it reaches Redis
   // before the job's acknowledgement or release; not awaited, so the job starts without another round
-  // trip. A failure changes nothing for the job: its reservation only stays a few seconds early.
+  // trip. A failure changes nothing for the job: its reservation only stays a few seconds early. With
+  // retryAfter null the score is the pop's "now", which nothing migrates by, but inspection shows it.
   private fixExpiry(keys: QueueKeys, reserved: string | Buffer, sentExpiry: number): void {
     const expiry = this.options.expiry();
-    if (expiry === sentExpiry || this.options.retryAfter === null) return;
+    if (expiry === sentExpiry) return;
     scripts.extendReservation(this.client, keys, reserved, expiry).catch(() => undefined);
   }
 

@@ -191,6 +191,17 @@ describe('RedisQueue (integration)', function () {
       expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([popped.getReservedJob(), String(NOW + 3 + 90)]);
     });
 
+    it('with retryAfter null too, the reservation of a wait that crossed a second is scored at the wake-up', async () => {
+      const q = open({ blockFor: 5, retryAfter: null });
+      const popping = q.pop();
+      await new Promise((r) => setTimeout(r, 200));
+      clock.advance(2);
+      await open().pushRaw(job(1));
+      const popped = (await popping)!;
+      await q.size();
+      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([popped.getReservedJob(), String(NOW + 2)]);
+    });
+
     it('a wait longer than half of retryAfter goes out as BLPOPs that long at most, and still lasts blockFor', async () => {
       // A pop sent with a BLPOP carries the expiry of the second it was sent in: cut this way, that
       // expiry is still in the future whenever the pop runs.
