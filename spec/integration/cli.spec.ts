@@ -10,12 +10,12 @@ import { createCacheTables } from '../../lib/cache';
 import { createFailedJobsTable } from '../../lib/failed';
 import { Encrypter } from '../../lib/php/Encrypter';
 import { RedisQueue } from '../../lib/RedisQueue';
+import { compileCli, type CompiledCli } from '../support/compiled';
 import { ChainStep, SecretJob } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const ROOT = join(__dirname, '..', '..');
 const APP_KEY = 'base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=';
-const HANDLERS = '--handlers=spec/support/cli/handlers.ts';
 
 /** A running larq process and what it printed so far. */
 interface Larq {
@@ -25,11 +25,15 @@ interface Larq {
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
+// lib/ and the specs' handlers module, transpiled once for this file (see spec/support/compiled.ts).
+let cli: CompiledCli | undefined;
+let HANDLERS = '';
+
 function start(args: string[], extraEnv: Record<string, string> = {}): Larq {
   // The .env file decides: variables of the same names in this process would win over it, as in Laravel.
   const env: Record<string, string | undefined> = { ...process.env, ...extraEnv };
   for (const name of Object.keys(env)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) && !(name in extraEnv)) delete env[name];
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'lib', 'cli', 'main.ts'), ...args], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [cli!.main, ...args], { cwd: ROOT, env });
   const run = { child, stdout: '', stderr: '' } as Larq;
   child.stdout!.on('data', (d) => (run.stdout += d));
   child.stderr!.on('data', (d) => (run.stderr += d));
@@ -61,9 +65,12 @@ describe('the larq command', function () {
     port = await requireRedis(this);
     client = rawClient(port);
     dir = mkdtempSync(join(tmpdir(), 'larq-cli-'));
+    cli = compileCli();
+    HANDLERS = `--handlers=${cli.handlers}`;
   });
   after(() => {
     client?.disconnect();
+    cli?.remove();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {

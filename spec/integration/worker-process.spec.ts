@@ -9,6 +9,7 @@ import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { compileCli, type CompiledCli } from '../support/compiled';
 
 interface Line {
   pid: number;
@@ -20,7 +21,8 @@ interface Line {
   reason?: string;
 }
 
-const SCRIPT = join(__dirname, '..', 'support', 'workerProcess.ts');
+// Run compiled, not through ts-node: see spec/support/compiled.ts.
+let compiled: CompiledCli | undefined;
 
 describe('worker processes: crash safety and graceful shutdown', function () {
   this.timeout(60000);
@@ -33,15 +35,17 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     port = await requireRedis(this);
     client = rawClient(port);
     dir = mkdtempSync(join(tmpdir(), 'larq-proc-'));
+    compiled = compileCli(['spec/support/workerProcess.ts']);
   });
   after(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     client?.disconnect();
     rmSync(dir, { recursive: true, force: true });
+    compiled?.remove();
   });
 
   function startWorker(env: Record<string, string>): { proc: ChildProcess; exited: Promise<number | null> } {
-    const proc = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', SCRIPT], {
+    const proc = spawn(process.execPath, [compiled!.compiled('spec/support/workerProcess.ts')], {
       env: { ...process.env, LARQ_REDIS_PORT: String(port), ...env },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
