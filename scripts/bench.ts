@@ -323,7 +323,8 @@ async function latencySection(port: number, redis: Redis): Promise<void> {
   console.log(`pickup latency, ${count} jobs at 100/s, blockFor 5: p50 ${extra.latencyP50Ms} ms, p99 ${extra.latencyP99Ms} ms`);
   console.log(`  the machine's floor, a PING between pickups: p50 ${extra.idlePingP50Ms} ms, p99 ${extra.idlePingP99Ms} ms`);
   if (stealBefore !== undefined && stealAfter !== undefined) {
-    extra.latencyStealPercent = round(stealAfter.steal - stealBefore.steal === 0 ? 0 : (100 * (stealAfter.steal - stealBefore.steal)) / (stealAfter.total - stealBefore.total), 1);
+    const ticks = stealAfter.total - stealBefore.total;
+    extra.latencyStealPercent = ticks > 0 ? round((100 * (stealAfter.steal - stealBefore.steal)) / ticks, 1) : 0;
     console.log(`  host steal time during the section: ${extra.latencyStealPercent}% of these vCPUs' time`);
   }
 }

@@ -7,7 +7,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
-import { countingRelay, dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -151,7 +151,7 @@ describe('RedisQueue.popMany (integration)', function () {
   it('two pops waiting on an empty queue share one BLPOP, and the job pushed goes to exactly one of them', async () => {
     const p = randomPrefix();
     const q = open(p, { blockFor: 2 });
-    const blpops = async () => Number(/cmdstat_blpop:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    const blpops = () => commandCalls(client, 'blpop');
     const before = await blpops();
     const popping = [q.popMany('default', 0, 5, () => undefined), q.popMany('default', 0, 5, () => undefined)];
     await new Promise((r) => setTimeout(r, 50));
@@ -245,9 +245,8 @@ describe('RedisQueue.popMany (integration)', function () {
     await q.size(); // connected, so the stats below count the pop alone
     await client.config('RESETSTAT');
     expect(await q.popMany('default', 0, 25, () => undefined)).to.have.length(25);
-    const stats = await client.info('commandstats');
-    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    expect({ lpop: calls('lpop'), lrange: calls('lrange'), ltrim: calls('ltrim'), zadd: calls('zadd') }).to.deep.equal({ lpop: 0, lrange: 1, ltrim: 2, zadd: 1 });
+    const calls = (command: string) => commandCalls(client, command);
+    expect({ lpop: await calls('lpop'), lrange: await calls('lrange'), ltrim: await calls('ltrim'), zadd: await calls('zadd') }).to.deep.equal({ lpop: 0, lrange: 1, ltrim: 2, zadd: 1 });
     expect(await client.llen(k)).to.equal(5);
     expect(await client.zcard(`${k}:reserved`)).to.equal(25);
   });
@@ -261,7 +260,7 @@ describe('RedisQueue.popMany (integration)', function () {
   });
 
   describe('batched acknowledgements', () => {
-    const zremCalls = async () => Number(/cmdstat_zrem:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    const zremCalls = () => commandCalls(client, 'zrem');
 
     it('deletes made in the same tick go out as one ZREM and leave exactly the other reservations', async () => {
       const p = randomPrefix();

@@ -6,7 +6,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
-import { countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -205,7 +205,7 @@ describe('RedisQueue (integration)', function () {
     it('a wait longer than half of retryAfter goes out as BLPOPs that long at most, and still lasts blockFor', async () => {
       // A pop sent with a BLPOP carries the expiry of the second it was sent in: cut this way, that
       // expiry is still in the future whenever the pop runs.
-      const blpops = async () => Number(/cmdstat_blpop:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+      const blpops = () => commandCalls(client, 'blpop');
       const before = await blpops();
       const started = Date.now();
       expect(await open({ blockFor: 2.5, retryAfter: 2 }).pop()).to.equal(null);

@@ -97,6 +97,11 @@ export async function dumpKeys(client: Redis, prefix: string): Promise<Record<st
   return out;
 }
 
+/** How many times the server has run `command` so far (INFO commandstats; 0 before its first run). */
+export async function commandCalls(client: Redis, command: string): Promise<number> {
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await client.info('commandstats'))?.[1] ?? 0);
+}
+
 /**
  * A TCP relay in front of the test server that counts the bytes its clients send: how a test sees what
  * a connection asked of Redis (a request is bytes sent) without reading the protocol.
