@@ -24,15 +24,11 @@ import { defineScripts, popReplies, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
 export class Wake {
-  private popped: PopReply | Error | undefined;
-
   constructor(
     /** BLPOP took a notify token (a push woke it), rather than timing out or being cut by close(). */
     readonly woke: boolean,
-    popped: PopReply | Error | undefined,
-  ) {
-    this.popped = popped;
-  }
+    private popped: PopReply | Error | undefined,
+  ) {}
 
   /**
    * The reply of the pop that followed the wait, for the first caller that asks; undefined for every other

@@ -121,7 +121,7 @@ export const scripts = {
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. Payloads come back as Buffers (see popInto). */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    const [first] = popReplies(await run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], true));
+    const [first] = popReplies(await scripts.popOneInto(target, k, expiresAt));
     return first ?? { kind: 'empty' };
   },
 

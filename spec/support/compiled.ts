@@ -1,7 +1,7 @@
 // lib/ and the spec modules that specs run as processes of their own (the CLI's handlers module, the
-// crash specs' worker), transpiled once per spec file into a temporary folder with TypeScript's transpileModule and the project's compiler options (what
-// ts-node's transpile-only mode does in every process it starts), beside the Lua scripts and
-// package.json that the CLI reads at run time.
+// crash specs' worker), transpiled once per spec file into a temporary folder with TypeScript's
+// transpileModule and the project's compiler options (what ts-node's transpile-only mode does in every
+// process it starts), beside the Lua scripts and package.json that the CLI reads at run time.
 //
 // Why not ts-node per command: its start-up (loading the TypeScript compiler, transpiling lib/) cost each
 // spawned process 1-2 s on a quiet machine and 6-30 s on a starved one (40% steal time), where the specs'
