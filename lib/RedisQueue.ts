@@ -1,6 +1,6 @@
 // Laravel's RedisQueue over raw payload strings (spec §5): same keys, same scripts, same order of Redis
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
-import Redis, { Cluster, type Pipeline } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
 import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
@@ -11,6 +11,7 @@ import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
 import { OneWrite, type Replies } from './redis/OneWrite';
 import { EncodedCommand } from './redis/EncodedCommand';
+import { bulkTransaction, CHUNK_BYTES } from './redis/BulkTransaction';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { NotifyWaiter } from './redis/NotifyWaiter';
 import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
@@ -134,34 +135,40 @@ export class RedisQueue implements ReservedJobStore {
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
-  // bulkRaw's MULTI, over `count` entries asked for in order. Nothing reaches Redis before the last entry
-  // is in: an entry that throws leaves the queue untouched, as before anything was sent.
+  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws leaves the queue
+  // untouched: what was already written of the transaction is discarded.
   private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
     if (count === 0) return;
     const keys = this.keysFor(queue);
-    // a MULTI is an ioredis Pipeline, which takes a command object as it is
-    const multi = this.client.multi() as unknown as Pipeline & ReturnType<Redis['multi']>;
+    const tx = bulkTransaction(this.client);
     let run: EncodedCommand | null = null;
-    const flush = (): void => {
+    // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens, a chunk at a time.
+    const endRun = (): void => {
       if (run === null) return;
-      multi.sendCommand(run);
-      multi.rpush(keys.notify, ...new Array<string>(run.size).fill('1'));
+      tx.send(run);
+      tx.send(new EncodedCommand('rpush', keys.notify, run.size * 8).addRepeated('1', run.size));
+      tx.flush();
       run = null;
     };
-    for (let i = 0; i < count; i++) {
-      const e = entryAt(i);
-      if (typeof e === 'string' || e.delay === undefined) {
-        // room for a thousand payloads of a kilobyte: most calls then never grow the buffer
-        run ??= new EncodedCommand('rpush', keys.queue, Math.min(count - i, BULK_CHUNK) * 1024);
-        run.add(typeof e === 'string' ? e : e.payload);
-        if (run.size === BULK_CHUNK) flush();
-      } else {
-        flush();
-        scripts.laterInto(multi, keys, this.availableAt(e.delay), e.payload);
+    try {
+      for (let i = 0; i < count; i++) {
+        const e = entryAt(i);
+        if (typeof e === 'string' || e.delay === undefined) {
+          run ??= new EncodedCommand('rpush', keys.queue, CHUNK_BYTES + 1024);
+          run.add(typeof e === 'string' ? e : e.payload);
+          if (run.size === BULK_CHUNK || run.byteLength >= CHUNK_BYTES) endRun();
+        } else {
+          endRun();
+          const availableAt = this.availableAt(e.delay);
+          tx.issue((target) => scripts.laterInto(target, keys, availableAt, e.payload));
+        }
       }
+      endRun();
+    } catch (error) {
+      tx.discard();
+      throw error;
     }
-    flush();
-    const replies = (await multi.exec()) ?? [];
+    const replies = await tx.exec();
     const error = replies.find(([err]) => err)?.[0];
     if (error) throw new LarqError(`bulk push to ${keys.queue} failed: ${error.message}`, { cause: error });
   }

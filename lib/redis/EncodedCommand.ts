@@ -41,6 +41,23 @@ export class EncodedCommand extends Command {
     return this.count;
   }
 
+  /** The bytes the command takes so far, about: what a caller sending commands in chunks measures. */
+  get byteLength(): number {
+    return this.used;
+  }
+
+  /** Add the same short argument `times` times (bulk's notify tokens): its frame is written once, then repeated. */
+  addRepeated(arg: string, times: number): this {
+    if (times <= 0) return this;
+    const frame = `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+    const frameBytes = Buffer.byteLength(frame);
+    this.reserve(frameBytes * times);
+    this.bytes.fill(frame, this.used, this.used + frameBytes * times, 'utf8');
+    this.used += frameBytes * times;
+    this.count += times;
+    return this;
+  }
+
   /** Add one argument: a string is sent as its UTF-8 bytes (as ioredis sends one), a Buffer as it is. */
   add(arg: string | Buffer): this {
     if (typeof arg !== 'string') return this.addBytes(arg);

@@ -114,9 +114,12 @@ export const scripts = {
     await run(target, 'later', [k.delayed], [availableAt, payload]);
   },
 
-  /** Queue a later on a pipeline or MULTI made from a defined client; its reply comes with exec(). */
-  laterInto(pipeline: ChainableCommander, k: QueueKeys, availableAt: number, payload: string): void {
-    run(pipeline, 'later', [k.delayed], [availableAt, payload]);
+  /**
+   * Issue a later on a pipeline or MULTI made from a defined client (its reply comes with exec()), or on a
+   * defined client inside a MULTI it is streaming (the returned promise is the QUEUED reply).
+   */
+  laterInto(target: Client | ChainableCommander, k: QueueKeys, availableAt: number, payload: string): unknown {
+    return run(target, 'later', [k.delayed], [availableAt, payload]);
   },
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. Payloads come back as Buffers (see popInto). */

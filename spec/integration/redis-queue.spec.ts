@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
+import { phpClass } from '../../lib/php/builder';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
 import { commandCalls, countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
@@ -372,6 +373,59 @@ describe('RedisQueue (integration)', function () {
       const q = open();
       const seen = await record(() => q.bulkRaw([job(1), job(2), { payload: job(3), delay: 10 }, job(4)]));
       expect(seen).to.deep.equal(['multi', 'rpush', 'rpush', 'eval', 'zadd', 'rpush', 'rpush', 'exec']);
+    });
+
+    it('bulkRaw streams a large transaction in chunks of about 64 KiB: one RPUSH of payloads and one of tokens per chunk, inside one MULTI/EXEC', async () => {
+      const payloads = Array.from({ length: 300 }, (_, i) => job(i, { pad: 'x'.repeat(1000) })); // about 300 KiB
+      const q = open();
+      await q.size(); // a ready connection: the transaction is streamed, not pipelined
+      const seen = await record(() => q.bulkRaw(payloads));
+      const bytes = payloads.reduce((n, p) => n + p.length, 0);
+      const pairs = (seen.length - 2) / 2;
+      expect([seen[0], seen[seen.length - 1]]).to.deep.equal(['multi', 'exec']);
+      expect(seen.slice(1, -1)).to.deep.equal(new Array<string>(pairs * 2).fill('rpush'));
+      expect(pairs).to.be.within(Math.floor(bytes / (64 * 1024)), Math.ceil(bytes / (64 * 1024)));
+      expect(await list(key())).to.deep.equal(payloads);
+      expect(await client.llen(key(':notify'))).to.equal(300);
+    });
+
+    it('bulk whose entry throws after chunks went out discards them: the queue is untouched and the connection still works', async () => {
+      const Big = phpClass('App\\Jobs\\Big', { pad: 'public' });
+      const q = open();
+      await q.size();
+      const jobs: Parameters<RedisQueue['bulk']>[0] = Array.from({ length: 200 }, () => Big.make({ pad: 'x'.repeat(2000) }));
+      jobs.push({} as never); // neither a job object nor a string job: refused when its turn comes
+      const error = await q.bulk(jobs).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(InvalidOptionError);
+      expect(await client.exists(key(), key(':notify'))).to.equal(0);
+      await q.pushRaw(job(1)); // not swallowed by a MULTI left open
+      expect(await list(key())).to.deep.equal([job(1)]);
+      expect(await q.size()).to.equal(1);
+    });
+
+    it('bulkRaw on a connection not ready yet still sends one MULTI (through the offline queue) and leaves the same state', async () => {
+      const q = open({ connection: { port, lazyConnect: true } });
+      const entries = [job(1), { payload: job(2), delay: 10 }, job(3)];
+      expect(await q.bulkRaw(entries)).to.deep.equal(['id1', 'id2', 'id3']);
+      expect(await list(key())).to.deep.equal([job(1), job(3)]);
+      expect(await list(key(':notify'))).to.deep.equal(['1', '1']);
+      expect(await client.zrange(key(':delayed'), 0, -1, 'WITHSCORES')).to.deep.equal([job(2), String(NOW + 10)]);
+    });
+
+    it('bulkRaw reports the reason Redis refused a queued command, not a bare EXECABORT', async () => {
+      const q = open();
+      await q.size();
+      await client.config('SET', 'maxmemory', '1');
+      try {
+        const error = (await q.bulkRaw([job(1), job(2)]).catch((e: unknown) => e)) as Error;
+        expect(error).to.be.instanceOf(Error);
+        expect(error.message).to.match(/OOM/);
+      } finally {
+        await client.config('SET', 'maxmemory', '0');
+      }
+      expect(await client.exists(key())).to.equal(0);
+      await q.pushRaw(job(3));
+      expect(await list(key())).to.deep.equal([job(3)]);
     });
 
     it('bulkRaw leaves exactly the state of pushRaw and laterRaw run one by one', async () => {

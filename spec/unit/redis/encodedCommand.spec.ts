@@ -64,6 +64,14 @@ describe('EncodedCommand', () => {
     expect(command.toWritable()).to.deep.equal(command.toWritable());
   });
 
+  it('writes a repeated argument (bulk\'s notify tokens) as ioredis writes it given that many times, after other arguments too', () => {
+    const tokens = new Array<string>(137).fill('1');
+    expect(new EncodedCommand('rpush', 'q:notify', 8).addRepeated('1', 137).toWritable()).to.deep.equal(ioredisBytes('rpush', 'q:notify', tokens));
+    const mixed = new EncodedCommand('rpush', 'q', 4).add('é').addRepeated('€', 3).addRepeated('x', 0);
+    expect(mixed.size).to.equal(4);
+    expect(mixed.toWritable()).to.deep.equal(ioredisBytes('rpush', 'q', ['é', '€', '€', '€']));
+  });
+
   it('keeps the key as its ioredis argument, which is what a cluster pipeline reads its slot from', () => {
     expect(new EncodedCommand('rpush', '{queues:default}').getKeys()).to.deep.equal(['{queues:default}']);
   });
