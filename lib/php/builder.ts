@@ -64,7 +64,11 @@ export class PhpClass {
   private labels: string[] | undefined;
   private defaults: PhpValue[] | undefined;
 
-  /** An object of this class as PHP would serialize it; values go through toPhp(), undefined means not given. */
+  /**
+   * An object of this class as PHP would serialize it; values go through toPhp(), undefined means not given.
+   * A property left at a scalar default is one frozen object shared by every object made: to change it,
+   * make() another object (or use a copy) instead of assigning to it in place.
+   */
   make(values: Readonly<Record<string, unknown>> = {}): PhpObject {
     const declared = (this.declared ??= new Set(this.properties.map((p) => p.name)));
     const labels = (this.labels ??= this.properties.map((p) => `${this.className}::$${p.name}`));
@@ -85,13 +89,31 @@ export class PhpClass {
       if (!given && !p.hasDefault) throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
       // A default that is identical to itself (not NAN, convertible) is dropped without being converted again.
       if (!given && this.omitsDefaults && phpIdentical(defaults[i], defaults[i])) continue;
+      if (!given && this.sharedDefaults()[i] !== undefined) {
+        props.push(this.sharedDefaults()[i] as PhpProperty);
+        continue;
+      }
       const value = toPhp(given ? values[p.name] : p.default, labels[i]);
       if (this.omitsDefaults && p.hasDefault && phpIdentical(value, defaults[i])) continue;
-      props.push(
-        p.declaringClass ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value } : { name: p.name, visibility: p.visibility, value },
-      );
+      props.push(propertyOf(p, value));
     }
     return new DeclaredObject(this.className, props, this);
+  }
+
+  // Per property with a scalar default (null, a bool, an int, a float, a string): the one frozen property
+  // every object made without a value for it holds. A scalar cannot be changed in place, so objects can
+  // share it, and a job object of the Laravel traits then allocates its own given values only: in bulk()
+  // of 1,000 jobs the objects the caller made live through the whole call, and what lives through a
+  // young-generation collection is copied or promoted.
+  private shared: (PhpProperty | undefined)[] | undefined;
+
+  private sharedDefaults(): (PhpProperty | undefined)[] {
+    return (this.shared ??= this.properties.map((p) => {
+      if (!p.hasDefault) return undefined;
+      const value = toPhp(p.default);
+      const scalar = value === null || typeof value !== 'object';
+      return scalar ? Object.freeze(propertyOf(p, value)) : undefined;
+    }));
   }
 
   /** The declared default of a property, as a PHP value; undefined when it has none or is not declared. */
@@ -99,6 +121,10 @@ export class PhpClass {
     const p = this.properties.find((d) => d.name === name);
     return p?.hasDefault ? toPhp(p.default) : undefined;
   }
+}
+
+function propertyOf(p: DeclaredProperty, value: PhpValue): PhpProperty {
+  return p.declaringClass ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value } : { name: p.name, visibility: p.visibility, value };
 }
 
 // make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads

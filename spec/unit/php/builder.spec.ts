@@ -100,6 +100,23 @@ describe('builder', () => {
       expect(() => phpClass('J', { n: 'public' }, { serializesModels: true })).to.throw(PhpBuildError, /serializesModels: true needs one Laravel line/);
     });
 
+    it('shares one frozen property per scalar default among the objects it makes; given values and array defaults are each object\'s own', () => {
+      const Job = phpClass('App\\Jobs\\Shared', { n: 'public', note: { visibility: 'private', default: 'x' } }, { traits: laravelJobTraits(8) });
+      const [a, b] = [Job.make({ n: 1 }), Job.make({ n: 2 })];
+      const prop = (o: PhpObject, name: string) => o.properties.find((p) => p.name === name)!;
+      for (const name of ['note', 'connection', 'queue', 'delay', 'job']) {
+        expect(prop(a, name), name).to.equal(prop(b, name));
+        expect(Object.isFrozen(prop(a, name)), name).to.equal(true);
+      }
+      // changing a shared default in place would change every object: it throws instead
+      expect(() => ((prop(a, 'queue') as { value: unknown }).value = 'high')).to.throw(TypeError);
+      expect(prop(b, 'queue').value).to.equal(null);
+      expect(prop(a, 'n')).to.not.equal(prop(b, 'n'));
+      expect(prop(a, 'middleware').value).to.not.equal(prop(b, 'middleware').value);
+      expect(Job.make({ n: 3, queue: 'high' }).get('queue')).to.equal('high');
+      expect(serialize(a)).to.equal(serialize(Job.make({ n: 1 })));
+    });
+
     it('refuses a property declared by the class and by a trait', () => {
       expect(() => phpClass('J', { queue: 'public' }, { traits: [queueableTrait(13)] })).to.throw(PhpBuildError, /property queue of trait Illuminate\\Bus\\Queueable is declared twice/);
     });
