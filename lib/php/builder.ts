@@ -7,7 +7,7 @@
 // in `use` order. With SerializesModels on a 9.4+ line (12, 13), a property identical (===) to its
 // declared default is left out, as PHP leaves it out; a property without a default is always written.
 import { PhpBuildError } from '../errors';
-import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, Visibility } from './values';
+import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, SEALED_EMPTY_ARRAY, Visibility } from './values';
 
 // The builder knows the queue traits of 8.83, 12.32+ and 13.24+.
 import type { LaravelLine } from '../LaravelLine';
@@ -66,14 +66,14 @@ export class PhpClass {
 
   /**
    * An object of this class as PHP would serialize it; values go through toPhp(), undefined means not given.
-   * A property left at a scalar default is one frozen object shared by every object made: to change it,
-   * make() another object (or use a copy) instead of assigning to it in place.
+   * A property left at a scalar or empty-array default is one frozen object shared by every object made:
+   * to change it, make() another object (or use a copy) instead of assigning to it in place.
    */
   make(values: Readonly<Record<string, unknown>> = {}): PhpObject {
     const declared = (this.declared ??= new Set(this.properties.map((p) => p.name)));
     const labels = (this.labels ??= this.properties.map((p) => `${this.className}::$${p.name}`));
-    // Converted once, only to compare with: a default that goes into an object is converted afresh, so
-    // no two objects share a mutable PhpArray.
+    // Converted once, only to compare with: a non-empty array default that goes into an object is
+    // converted afresh, so no two objects share a mutable PhpArray (see sharedDefaults for the rest).
     // (phpClass() already converted each default once, so this cannot throw.)
     const defaults = (this.defaults ??= this.properties.map((p) => (p.hasDefault ? toPhp(p.default) : null)));
     for (const name in values) {
@@ -100,17 +100,19 @@ export class PhpClass {
     return new DeclaredObject(this.className, props, this);
   }
 
-  // Per property with a scalar default (null, a bool, an int, a float, a string): the one frozen property
-  // every object made without a value for it holds. A scalar cannot be changed in place, so objects can
-  // share it, and a job object of the Laravel traits then allocates its own given values only: in bulk()
-  // of 1,000 jobs the objects the caller made live through the whole call, and what lives through a
-  // young-generation collection is copied or promoted.
+  // Per property with a scalar default (null, a bool, an int, a float, a string) or an empty array: the one
+  // frozen property every object made without a value for it holds. A scalar cannot be changed in place,
+  // and the empty array is SEALED_EMPTY_ARRAY, so objects can share them; a job object of the Laravel
+  // traits then allocates its own given values only. In bulk() of 1,000 jobs the objects the caller made
+  // live through the whole call, and what lives through a young-generation collection is copied or
+  // promoted.
   private shared: (PhpProperty | undefined)[] | undefined;
 
   private sharedDefaults(): (PhpProperty | undefined)[] {
     return (this.shared ??= this.properties.map((p) => {
       if (!p.hasDefault) return undefined;
       const value = toPhp(p.default);
+      if (value instanceof PhpArray && value.size === 0) return Object.freeze(propertyOf(p, SEALED_EMPTY_ARRAY));
       const scalar = value === null || typeof value !== 'object';
       return scalar ? Object.freeze(propertyOf(p, value)) : undefined;
     }));

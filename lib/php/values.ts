@@ -44,6 +44,27 @@ export class PhpArray {
   }
 }
 
+// The entries of SEALED_EMPTY_ARRAY: a Map that refuses to change, so the one instance can be shared.
+class SealedMap<K, V> extends Map<K, V> {
+  override set(): this {
+    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+  }
+
+  override delete(): boolean {
+    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+  }
+
+  override clear(): void {
+    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+  }
+}
+
+/**
+ * One empty PHP array that cannot change (its entries refuse set, delete and clear): what make() puts in
+ * every object left at an empty-array default, such as Queueable's `middleware` and `chained`.
+ */
+export const SEALED_EMPTY_ARRAY: PhpArray = Object.freeze(Object.assign(Object.create(PhpArray.prototype) as PhpArray, { entries: new SealedMap() }));
+
 /** One property of an object, with the visibility and declaring class its mangled name encodes. */
 export interface PhpProperty {
   name: string;

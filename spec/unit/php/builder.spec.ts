@@ -83,14 +83,26 @@ describe('builder', () => {
       expect(phpIdentical(NaN, NaN)).to.equal(false);
     });
 
-    it('keeps a NAN default when omitting defaults (NAN !== NAN in PHP), and gives each object its own default array', () => {
+    it('keeps a NAN default when omitting defaults (NAN !== NAN in PHP), and no two objects share an array that can change', () => {
       const C = phpClass('C', { f: { visibility: 'public', default: NaN }, n: { visibility: 'public', default: 1 } }, { serializesModels: 12 });
       expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']);
       expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']); // the second make takes the cached path
-      const L = phpClass('L', { a: { visibility: 'public', default: [] } }, { serializesModels: 8 });
+      const L = phpClass('L', { a: { visibility: 'public', default: [] }, b: { visibility: 'public', default: [1] } }, { serializesModels: 8 });
       const [x, y] = [L.make(), L.make()];
-      expect(x.get('a')).to.be.instanceOf(PhpArray);
-      expect(x.get('a')).to.not.equal(y.get('a'));
+      const a = x.get('a') as PhpArray;
+      expect(a).to.be.instanceOf(PhpArray);
+      // an empty default is one shared array that refuses every change
+      expect(a).to.equal(y.get('a'));
+      expect(() => a.entries.set(0n, 1n)).to.throw(TypeError, /shared empty default/);
+      expect(() => a.entries.delete(0n)).to.throw(TypeError);
+      expect(() => a.entries.clear()).to.throw(TypeError);
+      expect(a.size).to.equal(0);
+      expect(serialize(x)).to.equal('O:1:"L":2:{s:1:"a";a:0:{}s:1:"b";a:1:{i:0;i:1;}}');
+      // a default with entries is each object's own
+      expect(x.get('b')).to.be.instanceOf(PhpArray);
+      expect(x.get('b')).to.not.equal(y.get('b'));
+      (x.get('b') as PhpArray).entries.set(1n, 2n);
+      expect((y.get('b') as PhpArray).size).to.equal(1);
     });
 
     it('takes the line for serializesModels: true from the traits, and asks for it otherwise', () => {
@@ -100,7 +112,7 @@ describe('builder', () => {
       expect(() => phpClass('J', { n: 'public' }, { serializesModels: true })).to.throw(PhpBuildError, /serializesModels: true needs one Laravel line/);
     });
 
-    it('shares one frozen property per scalar default among the objects it makes; given values and array defaults are each object\'s own', () => {
+    it('shares one frozen property per scalar or empty-array default among the objects it makes; given values are each object\'s own', () => {
       const Job = phpClass('App\\Jobs\\Shared', { n: 'public', note: { visibility: 'private', default: 'x' } }, { traits: laravelJobTraits(8) });
       const [a, b] = [Job.make({ n: 1 }), Job.make({ n: 2 })];
       const prop = (o: PhpObject, name: string) => o.properties.find((p) => p.name === name)!;
@@ -112,7 +124,7 @@ describe('builder', () => {
       expect(() => ((prop(a, 'queue') as { value: unknown }).value = 'high')).to.throw(TypeError);
       expect(prop(b, 'queue').value).to.equal(null);
       expect(prop(a, 'n')).to.not.equal(prop(b, 'n'));
-      expect(prop(a, 'middleware').value).to.not.equal(prop(b, 'middleware').value);
+      expect(prop(a, 'middleware')).to.equal(prop(b, 'middleware')); // the sealed empty array
       expect(Job.make({ n: 3, queue: 'high' }).get('queue')).to.equal('high');
       expect(serialize(a)).to.equal(serialize(Job.make({ n: 1 })));
     });
