@@ -52,9 +52,19 @@ class StreamedTransaction implements BulkTransaction {
   private readonly noteRefusal = (error: Error): void => {
     this.refused ??= error;
   };
+  // Each command of the transaction is numbered as ioredis numbers a pipeline's. When the connection closes,
+  // ioredis resends the commands that got no reply; a run of them that does not start at 0 is a transaction
+  // whose MULTI already answered, and ioredis rejects it instead, where resending it would run the
+  // RPUSHes outside any MULTI on the new connection.
+  private index = 0;
+  // What issue() gives a script call: the client, but each command it sends is numbered first.
+  private readonly numbering: Redis;
 
   constructor(private readonly client: Redis) {
     this.socket = client.stream;
+    this.numbering = Object.create(client, {
+      sendCommand: { value: (command: Command, stream?: unknown) => client.sendCommand(this.number(command), stream as never) },
+    }) as Redis;
     this.socket.cork();
     this.queue(new Command('multi', []));
   }
@@ -64,7 +74,7 @@ class StreamedTransaction implements BulkTransaction {
   }
 
   issue(issue: (target: Redis | ChainableCommander) => unknown): void {
-    (Promise.resolve(issue(this.client)) as Promise<unknown>).catch(this.noteRefusal);
+    (Promise.resolve(issue(this.numbering)) as Promise<unknown>).catch(this.noteRefusal);
   }
 
   flush(): void {
@@ -74,7 +84,7 @@ class StreamedTransaction implements BulkTransaction {
   }
 
   async exec(): Promise<Replies> {
-    const exec = this.client.sendCommand(new Command('exec', [])) as Promise<unknown>;
+    const exec = this.client.sendCommand(this.number(new Command('exec', []))) as Promise<unknown>;
     this.socket.uncork();
     let results: unknown;
     try {
@@ -86,12 +96,18 @@ class StreamedTransaction implements BulkTransaction {
   }
 
   discard(): void {
-    (this.client.sendCommand(new Command('discard', [])) as Promise<unknown>).catch(() => undefined);
+    (this.client.sendCommand(this.number(new Command('discard', []))) as Promise<unknown>).catch(() => undefined);
     this.socket.uncork();
   }
 
   private queue(command: Command): void {
-    (this.client.sendCommand(command) as Promise<unknown>).catch(this.noteRefusal);
+    (this.client.sendCommand(this.number(command)) as Promise<unknown>).catch(this.noteRefusal);
+  }
+
+  private number(command: Command): Command {
+    command.pipelineIndex = this.index++;
+    command.inTransaction = true;
+    return command;
   }
 }
 

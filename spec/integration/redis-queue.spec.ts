@@ -1,6 +1,7 @@
 // RedisQueue against a real redis-server: migration, blocking pops, sizes, inspection, key naming,
 // options, and the quarantine of payloads Laravel's pop would lose.
 import { expect } from 'chai';
+import { connect, createServer, type Socket } from 'net';
 import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
@@ -410,6 +411,51 @@ describe('RedisQueue (integration)', function () {
       expect(await list(key())).to.deep.equal([job(1), job(3)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1']);
       expect(await client.zrange(key(':delayed'), 0, -1, 'WITHSCORES')).to.deep.equal([job(2), String(NOW + 10)]);
+    });
+
+    it('bulkRaw whose connection drops after MULTI answered fails whole: ioredis does not resend the rest outside a MULTI', async () => {
+      // A relay that, once armed, lets through the MULTI and its +OK only, then cuts both sides: Redis never
+      // sees the RPUSHes, the client has MULTI answered and the rest waiting. A reconnect goes through unarmed.
+      const MULTI = Buffer.from('*1\r\n$5\r\nmulti\r\n');
+      let armed = false;
+      const sockets: Socket[] = [];
+      const relay = createServer((inbound) => {
+        const outbound = connect(port, '127.0.0.1');
+        sockets.push(inbound, outbound);
+        for (const s of [inbound, outbound]) s.on('error', () => undefined);
+        let cut = false;
+        inbound.on('data', (chunk: Buffer) => {
+          if (!armed) return void outbound.write(chunk);
+          armed = false;
+          expect(chunk.subarray(0, MULTI.length)).to.deep.equal(MULTI);
+          cut = true;
+          outbound.write(chunk.subarray(0, MULTI.length));
+        });
+        outbound.on('data', (chunk: Buffer) => {
+          inbound.write(chunk);
+          if (cut) {
+            inbound.destroy();
+            outbound.destroy();
+          }
+        });
+        inbound.on('close', () => outbound.destroy());
+        outbound.on('close', () => inbound.destroy());
+      });
+      await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
+      try {
+        const q = open({ connection: { port: (relay.address() as { port: number }).port } });
+        await q.size();
+        armed = true;
+        const error = await q.bulkRaw([job(1), job(2), { payload: job(3), delay: 5 }, job(4)]).catch((e: unknown) => e);
+        expect(error).to.be.instanceOf(Error);
+        await q.pushRaw(job(5)); // the reconnected connection works, in no MULTI
+        expect(await list(key())).to.deep.equal([job(5)]);
+        expect(await list(key(':notify'))).to.deep.equal(['1']);
+        expect(await client.exists(key(':delayed'))).to.equal(0);
+      } finally {
+        for (const s of sockets) s.destroy();
+        await new Promise((r) => relay.close(r));
+      }
     });
 
     it('bulkRaw reports the reason Redis refused a queued command, not a bare EXECABORT', async () => {
