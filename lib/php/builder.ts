@@ -73,9 +73,10 @@ export class PhpClass {
     const declared = (this.declared ??= new Set(this.properties.map((p) => p.name)));
     const labels = (this.labels ??= this.properties.map((p) => `${this.className}::$${p.name}`));
     // Converted once, only to compare with: a non-empty array default that goes into an object is
-    // converted afresh, so no two objects share a mutable PhpArray (see sharedDefaults for the rest).
+    // converted afresh, so no two objects share a mutable PhpArray (see sharedDefault for the rest).
     // (phpClass() already converted each default once, so this cannot throw.)
     const defaults = (this.defaults ??= this.properties.map((p) => (p.hasDefault ? toPhp(p.default) : null)));
+    const shared = (this.shared ??= this.properties.map((p, i) => sharedDefault(p, defaults[i])));
     for (const name in values) {
       if (Object.prototype.hasOwnProperty.call(values, name) && !declared.has(name)) {
         const unknown = Object.keys(values).filter((n) => !declared.has(n));
@@ -89,8 +90,9 @@ export class PhpClass {
       if (!given && !p.hasDefault) throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
       // A default that is identical to itself (not NAN, convertible) is dropped without being converted again.
       if (!given && this.omitsDefaults && phpIdentical(defaults[i], defaults[i])) continue;
-      if (!given && this.sharedDefaults()[i] !== undefined) {
-        props.push(this.sharedDefaults()[i] as PhpProperty);
+      const sharedProperty = given ? undefined : shared[i];
+      if (sharedProperty !== undefined) {
+        props.push(sharedProperty);
         continue;
       }
       const value = toPhp(given ? values[p.name] : p.default, labels[i]);
@@ -101,28 +103,26 @@ export class PhpClass {
   }
 
   // Per property with a scalar default (null, a bool, an int, a float, a string) or an empty array: the one
-  // frozen property every object made without a value for it holds. A scalar cannot be changed in place,
-  // and the empty array is SEALED_EMPTY_ARRAY, so objects can share them; a job object of the Laravel
-  // traits then allocates its own given values only. In bulk() of 1,000 jobs the objects the caller made
-  // live through the whole call, and what lives through a young-generation collection is copied or
-  // promoted.
+  // frozen property every object made without a value for it holds (see sharedDefault).
   private shared: (PhpProperty | undefined)[] | undefined;
-
-  private sharedDefaults(): (PhpProperty | undefined)[] {
-    return (this.shared ??= this.properties.map((p) => {
-      if (!p.hasDefault) return undefined;
-      const value = toPhp(p.default);
-      if (value instanceof PhpArray && value.size === 0) return Object.freeze(propertyOf(p, SEALED_EMPTY_ARRAY));
-      const scalar = value === null || typeof value !== 'object';
-      return scalar ? Object.freeze(propertyOf(p, value)) : undefined;
-    }));
-  }
 
   /** The declared default of a property, as a PHP value; undefined when it has none or is not declared. */
   defaultOf(name: string): PhpValue | undefined {
     const p = this.properties.find((d) => d.name === name);
     return p?.hasDefault ? toPhp(p.default) : undefined;
   }
+}
+
+// A scalar cannot be changed in place, and an empty array default becomes SEALED_EMPTY_ARRAY, so objects
+// can share the property that holds them; a job object of the Laravel traits then allocates its own given
+// values only. In bulk() of 1,000 jobs the objects the caller made live through the whole call, and what
+// lives through a young-generation collection is copied or promoted. `converted` is the default as toPhp()
+// gives it; undefined for a property with no default or another kind of value.
+function sharedDefault(p: DeclaredProperty, converted: PhpValue): PhpProperty | undefined {
+  if (!p.hasDefault) return undefined;
+  if (converted instanceof PhpArray && converted.size === 0) return Object.freeze(propertyOf(p, SEALED_EMPTY_ARRAY));
+  const scalar = converted === null || typeof converted !== 'object';
+  return scalar ? Object.freeze(propertyOf(p, converted)) : undefined;
 }
 
 function propertyOf(p: DeclaredProperty, value: PhpValue): PhpProperty {

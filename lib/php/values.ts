@@ -47,16 +47,20 @@ export class PhpArray {
 // The entries of SEALED_EMPTY_ARRAY: a Map that refuses to change, so the one instance can be shared.
 class SealedMap<K, V> extends Map<K, V> {
   override set(): this {
-    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+    throw sealed();
   }
 
   override delete(): boolean {
-    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+    throw sealed();
   }
 
   override clear(): void {
-    throw new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
+    throw sealed();
   }
+}
+
+function sealed(): TypeError {
+  return new TypeError('this PHP array is a shared empty default and cannot change: build a new PhpArray');
 }
 
 /**

@@ -16,7 +16,7 @@
 // A cluster, or a connection that is not ready (its commands wait in ioredis' offline queue), keeps
 // ioredis' MULTI pipeline, which routes and replays it as a whole.
 import { Command, type ChainableCommander, type Cluster, type Pipeline, type Redis } from 'ioredis';
-import type { Replies } from './OneWrite';
+import { writesDirectly, type Replies } from './OneWrite';
 
 /** Chunk size: the commands of a bulk call go to the socket whenever this many bytes are waiting. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -37,12 +37,8 @@ export interface BulkTransaction {
 
 /** The transaction for `client`: streamed on a plain ready connection, ioredis' MULTI pipeline otherwise. */
 export function bulkTransaction(client: Redis | Cluster): BulkTransaction {
-  const direct =
-    !client.isCluster &&
-    (client as Redis).status === 'ready' &&
-    (client as Redis).stream?.writable === true &&
-    client.options.enableAutoPipelining !== true;
-  return direct ? new StreamedTransaction(client as Redis) : new PipelinedTransaction(client);
+  // auto-pipelining defers a script call to the next tick, which would take it out of the transaction
+  return writesDirectly(client) && client.options.enableAutoPipelining !== true ? new StreamedTransaction(client) : new PipelinedTransaction(client);
 }
 
 class StreamedTransaction implements BulkTransaction {

@@ -22,8 +22,8 @@ export class OneWrite {
   private sent = false;
 
   constructor(client: Redis | Cluster) {
-    const direct = !client.isCluster && (client as Redis).status === 'ready' && (client as Redis).stream?.writable === true;
-    this.corked = direct ? (client as Redis) : null;
+    const direct = writesDirectly(client);
+    this.corked = direct ? client : null;
     this.pipeline = direct ? null : client.pipeline();
     this.corked?.stream.cork();
   }
@@ -49,6 +49,14 @@ export class OneWrite {
     (this.corked as Redis).stream.uncork();
     return Promise.all(this.replies);
   }
+}
+
+/**
+ * A plain connection that is ready: a command sent on it goes to its socket at once, in the order sent
+ * (a cluster routes it, a connection not ready holds it in ioredis' offline queue).
+ */
+export function writesDirectly(client: Redis | Cluster): client is Redis {
+  return !client.isCluster && (client as Redis).status === 'ready' && (client as Redis).stream?.writable === true;
 }
 
 function succeeded(result: unknown): [null, unknown] {
