@@ -3,9 +3,11 @@
 // through typed functions that always pass the declared number of KEYS and ARGV.
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { Redis, Cluster, ChainableCommander } from 'ioredis';
+import Redis from 'ioredis';
+import type { Cluster, ChainableCommander } from 'ioredis';
 import { LarqError } from '../errors';
 import type { QueueKeys } from './keys';
+import { isNoScript, ScriptCall, ScriptFrame, scriptSha } from './ScriptCall';
 
 /** One script: its file, the ioredis command name it is registered under, and its KEYS/ARGV counts. */
 export interface ScriptSpec {
@@ -65,13 +67,56 @@ export function defineScripts(client: Redis | Cluster): void {
 // The single call site of every script: refuses a KEYS/ARGV count other than the declared one. With
 // `buffers`, bulk strings in the reply come back as Buffers (ioredis' `...Buffer` variant of the command).
 function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[], buffers = false): unknown {
+  const spec = checkCounts(name, keys, args);
+  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[buffers ? `${spec.command}Buffer` : spec.command];
+  if (typeof command !== 'function') throw new LarqError(`script ${name} is not defined on this client`);
+  return command.call(target, ...keys, ...args);
+}
+
+function checkCounts(name: ScriptName, keys: readonly string[], args: readonly Arg[]): ScriptSpec {
   const spec = SCRIPTS[name];
   if (keys.length !== spec.keys || args.length !== spec.args) {
     throw new LarqError(`script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`);
   }
-  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[buffers ? `${spec.command}Buffer` : spec.command];
-  if (typeof command !== 'function') throw new LarqError(`script ${name} is not defined on this client`);
-  return command.call(target, ...keys, ...args);
+  return spec;
+}
+
+/**
+ * A client whose commands go to Redis in the order they are sent, each written as it is sent: a plain
+ * connection (connected or not: ioredis' offline queue keeps the order), not a cluster, and not
+ * auto-pipelining, which would hold the commands issued through its methods for the next tick and let
+ * one sent directly overtake them.
+ */
+function sendsInOrder(target: Client): target is Redis {
+  return target instanceof Redis && target.options.enableAutoPipelining !== true;
+}
+
+// The frames of the scripts called one job at a time, per queue (KeySpace keeps one keys object per queue).
+type AloneScript = 'push' | 'later';
+const frames: Record<AloneScript, WeakMap<QueueKeys, ScriptFrame>> = { push: new WeakMap(), later: new WeakMap() };
+const shas = new Map<ScriptName, string>();
+
+/**
+ * Run a script as one prebuilt EVALSHA (see ScriptCall). Redis without the script (flushed, restarted)
+ * answers NOSCRIPT without running anything, and the call is made again with the script's text, as
+ * ioredis' defineCommand does.
+ */
+async function runAlone(client: Redis, name: AloneScript, k: QueueKeys, keys: string[], args: (string | number)[]): Promise<unknown> {
+  const spec = checkCounts(name, keys, args);
+  let frame = frames[name].get(k);
+  if (frame === undefined) {
+    let sha = shas.get(name);
+    if (sha === undefined) shas.set(name, (sha = scriptSha(scriptSource(name))));
+    frames[name].set(k, (frame = new ScriptFrame(sha, keys, spec.args)));
+  }
+  const call = new ScriptCall(frame, args);
+  client.sendCommand(call);
+  try {
+    return await call.promise;
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return client.eval(scriptSource(name), keys.length, ...keys, ...args);
+  }
 }
 
 /**
@@ -104,14 +149,14 @@ export const scripts = {
     return Number(await run(target, 'size', [k.queue, k.delayed, k.reserved], []));
   },
 
-  /** RPUSH the payload and one notify token. */
-  async push(target: Client, k: QueueKeys, payload: string): Promise<void> {
-    await run(target, 'push', [k.queue, k.notify], [payload]);
+  /** RPUSH the payload and one notify token; resolves to the script's reply (nil). */
+  push(target: Client, k: QueueKeys, payload: string): Promise<unknown> {
+    return sendsInOrder(target) ? runAlone(target, 'push', k, [k.queue, k.notify], [payload]) : (run(target, 'push', [k.queue, k.notify], [payload]) as Promise<unknown>);
   },
 
-  /** ZADD the payload to the delayed set at `availableAt` (Unix seconds). */
-  async later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<void> {
-    await run(target, 'later', [k.delayed], [availableAt, payload]);
+  /** ZADD the payload to the delayed set at `availableAt` (Unix seconds); resolves to the script's reply (nil). */
+  later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<unknown> {
+    return sendsInOrder(target) ? runAlone(target, 'later', k, [k.delayed], [availableAt, payload]) : (run(target, 'later', [k.delayed], [availableAt, payload]) as Promise<unknown>);
   },
 
   /**

@@ -8,6 +8,8 @@ import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { phpClass } from '../../lib/php/builder';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
+import { scriptSha } from '../../lib/redis/ScriptCall';
+import { scriptSource } from '../../lib/redis/scripts';
 import { commandCalls, countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
@@ -370,6 +372,37 @@ describe('RedisQueue (integration)', function () {
       expect(seen).to.deep.equal(['eval', 'zrangebyscore', 'eval', 'zrangebyscore', 'eval', 'lpop', 'blpop', 'eval', 'rpush', 'rpush', 'eval', 'lpop', 'zadd', 'lpop']);
     });
 
+    it('push and later run their scripts by SHA (the one Redis files them under), and again by text after SCRIPT FLUSH', async () => {
+      const q = open();
+      await q.pushRaw(job(1));
+      await q.laterRaw(10, job(0)); // both scripts are on the server from here on
+      expect(await client.script('EXISTS', scriptSha(scriptSource('push')), scriptSha(scriptSource('later')))).to.deep.equal([1, 1]);
+      const [evalshaBefore, evalBefore] = [await commandCalls(client, 'evalsha'), await commandCalls(client, 'eval')];
+      await q.pushRaw(job(2));
+      await q.laterRaw(10, job(3));
+      expect([(await commandCalls(client, 'evalsha')) - evalshaBefore, (await commandCalls(client, 'eval')) - evalBefore]).to.deep.equal([2, 0]);
+      await client.script('FLUSH');
+      // Redis refuses the SHA without running anything; the call is made again with the script's text.
+      const seen = await record(async () => {
+        await q.pushRaw(job(4));
+        await q.laterRaw(10, job(5));
+      });
+      expect(seen).to.deep.equal(['eval', 'eval', 'rpush', 'rpush', 'eval', 'eval', 'zadd']);
+      expect(await list(key())).to.deep.equal([job(1), job(2), job(4)]);
+      expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
+      expect(await client.zrange(key(':delayed'), 0, -1)).to.deep.equal([job(0), job(3), job(5)]);
+    });
+
+    it("push rejects with Redis' own error when the script fails, and sends it once", async () => {
+      const q = open();
+      await client.set(key(), 'not a list');
+      const seen = await record(() => q.pushRaw(job(1)).catch((e: Error) => e));
+      expect(seen).to.deep.equal(['eval', 'rpush']);
+      const error = await q.pushRaw(job(1)).catch((e: Error) => e);
+      expect(error).to.be.instanceOf(Error);
+      expect((error as Error).message).to.match(/WRONGTYPE/);
+    });
+
     it('bulkRaw sends one MULTI/EXEC: each run of pushes as one RPUSH of payloads and one of tokens, delayed entries through the later script in their place', async () => {
       const q = open();
       const seen = await record(() => q.bulkRaw([job(1), job(2), { payload: job(3), delay: 10 }, job(4)]));
@@ -505,6 +538,15 @@ describe('RedisQueue (integration)', function () {
         expect(printed.filter((line) => /Unhandled error event/.test(line))).to.deep.equal([]);
       } finally {
         console.error = original;
+      }
+    });
+
+    it('push and later land, in order, on a connection not connected yet and on one that auto-pipelines', async () => {
+      for (const [name, extra] of [['lazy', { lazyConnect: true }], ['auto', { enableAutoPipelining: true }]] as const) {
+        const q = open({ connection: { port, host: '127.0.0.1', ...extra } });
+        await Promise.all([q.pushRaw(job(1), name), q.laterRaw(5, job(2), name), q.pushRaw(job(3), name)]);
+        expect(await list(`${prefix}queues:${name}`), name).to.deep.equal([job(1), job(3)]);
+        expect(await client.zrange(`${prefix}queues:${name}:delayed`, 0, -1), name).to.deep.equal([job(2)]);
       }
     });
 
