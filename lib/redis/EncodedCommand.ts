@@ -46,6 +46,20 @@ export class EncodedCommand extends Command {
     return this.used;
   }
 
+  /** The bytes the buffer holds before it has to grow. */
+  get capacity(): number {
+    return this.bytes.length;
+  }
+
+  /**
+   * Whether `arg` can be added without the buffer growing, counting a string at the most bytes UTF-8 can
+   * take for it (what add() reserves). A caller that sends in chunks ends the chunk instead: growing means
+   * a buffer twice the size and a copy of everything written so far.
+   */
+  fits(arg: string | Buffer): boolean {
+    return this.used + mostFrameBytes(arg) <= this.bytes.length;
+  }
+
   /** Add the same short argument `times` times (bulk's notify tokens): its frame is written once, then repeated. */
   addRepeated(arg: string, times: number): this {
     if (times <= 0) return this;
@@ -62,7 +76,7 @@ export class EncodedCommand extends Command {
   add(arg: string | Buffer): this {
     if (typeof arg !== 'string') return this.addBytes(arg);
     const digits = digitCount(arg.length);
-    this.reserve(1 + digits + 2 + arg.length * MAX_BYTES_PER_UNIT + 2 + 1);
+    this.reserve(mostFrameBytes(arg));
     const b = this.bytes;
     // The byte count is known only once the text is written. It is at least the number of code units, so
     // the text goes right after a header of that many digits, and moves in the rare case it needs more.
@@ -86,9 +100,8 @@ export class EncodedCommand extends Command {
   }
 
   private addBytes(arg: Buffer): this {
-    const digits = digitCount(arg.length);
-    this.reserve(1 + digits + 2 + arg.length + 2);
-    const at = this.used + 1 + digits + 2;
+    this.reserve(mostFrameBytes(arg));
+    const at = this.used + 1 + digitCount(arg.length) + 2;
     arg.copy(this.bytes, at);
     this.frame(at, arg.length);
     return this;
@@ -113,6 +126,13 @@ export class EncodedCommand extends Command {
     this.bytes.copy(grown, 0, 0, this.used);
     this.bytes = grown;
   }
+}
+
+// The most bytes `$<count>\r\n<arg>\r\n` can take: a string's count may need one digit more than its
+// length has (add() moves the text when it does).
+function mostFrameBytes(arg: string | Buffer): number {
+  const most = typeof arg === 'string' ? arg.length * MAX_BYTES_PER_UNIT : arg.length;
+  return 1 + digitCount(most) + 2 + most + 2;
 }
 
 function digitCount(n: number): number {

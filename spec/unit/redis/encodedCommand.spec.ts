@@ -52,6 +52,29 @@ describe('EncodedCommand', () => {
     expect(encoded('rpush', 'q', args, 16)).to.deep.equal(ioredisBytes('rpush', 'q', args));
   });
 
+  it('fits() says whether an argument goes in without the buffer growing, for strings of any UTF-8 width and Buffers', () => {
+    // bulk() ends a chunk where fits() says no: a yes must never grow the buffer, and a no must not come
+    // while the room left holds the argument's most UTF-8 bytes (3 per UTF-16 unit) and its header.
+    for (const unit of ['x', 'é', '€', '😀']) {
+      const command = new EncodedCommand('rpush', 'q', 4096);
+      const args: (string | Buffer)[] = [];
+      let grew = 0;
+      for (let i = 0; i < 400; i++) {
+        const arg = i % 3 === 2 ? Buffer.alloc(20 + (i % 50), 0x61) : unit.repeat(1 + (i % 90));
+        const before = command.capacity;
+        const left = before - command.byteLength;
+        const fits = command.fits(arg);
+        if (left >= (typeof arg === 'string' ? arg.length * 3 : arg.length) + 16) expect(fits, `${unit} #${i}`).to.equal(true);
+        command.add(arg);
+        args.push(arg);
+        if (fits) expect(command.capacity, `${unit} #${i}`).to.equal(before);
+        else grew++;
+      }
+      expect(grew, unit).to.be.greaterThan(0);
+      expect(command.toWritable()).to.deep.equal(ioredisBytes('rpush', 'q', args));
+    }
+  });
+
   it('writes a non-ASCII key and command name as ioredis does, and counts the arguments added', () => {
     const command = new EncodedCommand('RPUSH', 'prefix_queues:ünïcode');
     command.add('1').add('2');
