@@ -17,11 +17,7 @@ export class ScriptFrame {
   readonly routing: readonly (string | number)[];
   private readonly head: string;
 
-  constructor(
-    sha: string,
-    readonly keys: readonly string[],
-    readonly argCount: number,
-  ) {
+  constructor(sha: string, keys: readonly string[], argCount: number) {
     this.routing = [sha, keys.length, ...keys];
     let head = `*${2 + 1 + keys.length + argCount}\r\n$7\r\nevalsha\r\n${bulk(sha)}${bulk(String(keys.length))}`;
     for (const key of keys) head += bulk(key);
