@@ -1,6 +1,8 @@
 // The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build),
 // registered on a client with ioredis defineCommand (EVALSHA, falling back to EVAL on NOSCRIPT), and called
-// through typed functions that always pass the declared number of KEYS and ARGV.
+// through typed functions that always pass the declared number of KEYS and ARGV. push and later, sent one
+// job at a time, skip defineCommand on a plain connection: they write their own prebuilt EVALSHA, with the
+// same fallback (runAlone, lib/redis/ScriptCall.ts).
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import Redis from 'ioredis';
