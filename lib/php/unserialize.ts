@@ -281,7 +281,11 @@ class Reader {
     const known = knownNamesOf(className);
     for (let i = 0; i < count; i++) {
       const at = this.pos;
-      if (this.src.charCodeAt(at) !== LETTER_s) this.fail(`expected a property name (s), found ${this.found()}`);
+      if (this.src.charCodeAt(at) === LETTER_i) {
+        this.integerKey(properties, seen, className, depth);
+        continue;
+      }
+      if (this.src.charCodeAt(at) !== LETTER_s) this.fail(`expected a property name (s) or an integer key (i), found ${this.found()}`);
       const start = this.quoted(LETTER_s, 'a property name');
       const end = this.pos - 1;
       this.expect(SEMICOLON, 'after a property name');
@@ -306,6 +310,21 @@ class Reader {
     if (this.src.charCodeAt(this.pos) !== CLOSE) this.failExpected(CLOSE, `to close an object of ${count} propert${count === 1 ? 'y' : 'ies'}`);
     this.pos++;
     return object;
+  }
+
+  /**
+   * An integer key and its value (`i:0;...`), as an object whose `__serialize()` returns integer keys
+   * writes it (ArrayObject, SplQueue, a class returning a list). Kept apart from a name such as
+   * `s:1:"0";` so that it is written back as `i:`; the name `"0"` and the key 0 are the same key to PHP.
+   */
+  private integerKey(properties: PhpProperty[], seen: Set<string> | null, className: string, depth: number): void {
+    const at = this.pos++;
+    this.expect(COLON, 'after i');
+    const name = String(this.int('an integer key'));
+    // a public name is its own mangled form, so the checks for names find this key too
+    if (seen === null ? isDeclared(properties, name, null) : seen.has(name)) this.fail(`duplicate property ${JSON.stringify(name)} in ${className}`, at);
+    seen?.add(name);
+    properties.push({ name, visibility: 'public', integerKey: true, value: this.value(depth + 1) });
   }
 
   private enumCase(): PhpEnum {
