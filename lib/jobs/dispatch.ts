@@ -9,7 +9,7 @@ import { JsonText } from '../payload/PayloadFields';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
 import { declarationOf, type PhpClass } from '../php/builder';
 import type { Encrypter } from '../php/Encrypter';
-import { serialize, serializeToJsonString } from '../php/serialize';
+import { serializeToBuffer, serializeToJsonString } from '../php/serialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 
 /**
@@ -84,8 +84,8 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues)
   const c = job.command;
   let command: string | JsonText;
   if (job.encrypt) {
-    // the encrypter takes the serialized text itself; the result is escaped with the payload
-    const serialized = serialize(c);
+    // the encrypter takes the serialized bytes, which PhpBytes may make other than UTF-8; the result is escaped with the payload
+    const serialized = serializeToBuffer(c);
     if (!ctx.encrypter) throw new InvalidOptionError('encrypt', `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`);
     command = ctx.encrypter.encrypt(serialized);
   } else {
