@@ -12,10 +12,8 @@ import { PhpArray, PhpObject, PhpReference, type PhpProperty, type PhpValue } fr
 import { toPlain } from '../../lib/php/view';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { FIXTURE_APP_KEY } from '../support/fixtures';
-import { requirePhp, runPhp } from '../support/php';
+import { LARAVEL_LINES, laravelEnv, laravelMajor, requirePhp, runPhp, type PhpLaravelLine } from '../support/php';
 import { randomPrefix, requireRedis } from '../support/redis';
-
-const LINE = 8 as const;
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 
@@ -90,10 +88,8 @@ const BYTE_SHAPES = ['bytes', 'bytes-in-array'];
 const STANDALONE = ['php-reference'];
 
 /** Job classes of shapes.php: the value array, a model and a collection, then Laravel's traits. */
-const jobClass = (name: string) =>
-  phpClass(`App\\Shapes\\${name}`, { value: 'public', model: 'public', models: 'public' }, { traits: laravelJobTraits(LINE), serializesModels: LINE });
-const ShapeJob = jobClass('ShapeJob');
-const SecretShapeJob = jobClass('SecretShapeJob');
+const jobClass = (name: string, major: 8 | 12 | 13) =>
+  phpClass(`App\\Shapes\\${name}`, { value: 'public', model: 'public', models: 'public' }, { traits: laravelJobTraits(major), serializesModels: major });
 
 interface Values {
   shapes: Record<string, string>;
@@ -110,19 +106,25 @@ const bytesOf = (b64: string) => Buffer.from(b64, 'base64');
 /** Bytes as one char per byte: readable in a failed comparison, and equal exactly when the bytes are. */
 const text = (bytes: Buffer) => bytes.toString('latin1');
 
-describe(`interop: every value shape of a job command, byte for byte (Laravel ${LINE})`, function () {
+for (const line of LARAVEL_LINES) describeLine(line);
+
+function describeLine(line: PhpLaravelLine): void {
+describe(`interop: every value shape of a job command, byte for byte (Laravel ${line})`, function () {
   this.timeout(60000);
+  const LINE = laravelMajor(line);
+  const ShapeJob = jobClass('ShapeJob', LINE);
+  const SecretShapeJob = jobClass('SecretShapeJob', LINE);
   let values: Values;
   let port: number;
 
   before(async function () {
-    requirePhp(this);
+    requirePhp(this, line);
     port = await requireRedis(this);
     values = await shapesPhp<Values>(['values']);
   });
 
   async function shapesPhp<T>(args: string[], prefix = 'unused:'): Promise<T> {
-    const res = await runPhp('shapes.php', args, { LARQ_REDIS_PORT: String(port ?? 6379), LARQ_PREFIX: prefix });
+    const res = await runPhp('shapes.php', args, { ...laravelEnv(line), LARQ_REDIS_PORT: String(port ?? 6379), LARQ_PREFIX: prefix });
     if (res.code !== 0) throw new Error(`shapes.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
     return JSON.parse(res.stdout) as T;
   }
@@ -257,3 +259,4 @@ describe(`interop: every value shape of a job command, byte for byte (Laravel ${
     });
   });
 });
+}
