@@ -2,8 +2,8 @@
 // Every PHP value shape a Laravel job can carry in data.command, for spec/interop/php-shapes.spec.ts:
 // scalars, floats (-0.0, INF, NAN), arrays with mixed keys, objects of every visibility, enums,
 // shared objects (r:) and PHP references (R:), objects whose __serialize() returns integer keys
-// (ArrayObject, ArrayIterator, SplObjectStorage, SplQueue, SplFixedArray, user classes), dates,
-// closures (SerializableClosure), Eloquent models (ModelIdentifier) and raw bytes that are not UTF-8.
+// (ArrayObject, ArrayIterator, SplObjectStorage, SplQueue, SplFixedArray, user classes), dates and
+// intervals, a Collection, closures (SerializableClosure), Eloquent models (ModelIdentifier) and raw bytes that are not UTF-8.
 //
 // Usage: php shapes.php <mode>   (environment: see bootstrap.php)
 //   values     prints {"shapes": {name: base64 of serialize(value)}, "commands": {name: base64 of
@@ -26,6 +26,9 @@ namespace App\Shapes {
     use App\Models\User;
     use ArrayIterator;
     use ArrayObject;
+    use Carbon\CarbonInterval;
+    use DateInterval;
+    use DatePeriod;
     use DateTime;
     use DateTimeImmutable;
     use DateTimeZone;
@@ -36,6 +39,7 @@ namespace App\Shapes {
     use Illuminate\Queue\InteractsWithQueue;
     use Illuminate\Queue\SerializesModels;
     use Illuminate\Support\Carbon;
+    use Illuminate\Support\Collection;
     use Laravel\SerializableClosure\SerializableClosure;
     use SplFixedArray;
     use SplObjectStorage;
@@ -169,6 +173,11 @@ namespace App\Shapes {
             'date-time-immutable' => new DateTimeImmutable('2024-05-06 07:08:09', new DateTimeZone('+02:00')),
             'carbon' => Carbon::create(2024, 5, 6, 7, 8, 9, 'UTC'),
             'carbon-immutable' => Carbon::create(2024, 1, 2, 3, 4, 5, 'America/New_York')->toImmutable(),
+            'date-time-zone' => new DateTimeZone('Europe/Paris'),
+            'date-interval' => new DateInterval('P1DT2H'),
+            'date-period' => new DatePeriod(new DateTime('2024-01-01 00:00:00', new DateTimeZone('UTC')), new DateInterval('P1D'), 2),
+            'carbon-interval' => CarbonInterval::days(2),
+            'collection' => new Collection([1, 'a' => 2]),
             'closure' => new SerializableClosure(function (int $n) {
                 return $n * 2;
             }),

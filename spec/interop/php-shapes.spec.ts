@@ -17,7 +17,7 @@ import { randomPrefix, requireRedis } from '../support/redis';
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 
-/** The shapes of shapes.php, each as a user builds it in JS (null: only read from PHP and passed on). */
+/** The shapes of shapes.php, each as a user builds it in JS (null: read from PHP and passed on as larq read it). */
 const SHAPES: Record<string, (() => PhpValue) | null> = {
   null: () => toPhp(null),
   true: () => toPhp(true),
@@ -77,6 +77,11 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   'date-time-immutable': () => php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: '+02:00', immutable: true }),
   carbon: () => php.dateTime(new Date('2024-05-06T07:08:09Z'), { className: 'Illuminate\\Support\\Carbon' }),
   'carbon-immutable': () => php.dateTime(new Date('2024-01-02T08:04:05Z'), { timezone: 'America/New_York', className: 'Carbon\\CarbonImmutable' }),
+  'date-time-zone': null,
+  'date-interval': null,
+  'date-period': null,
+  'carbon-interval': null,
+  collection: null,
   closure: null,
   bytes: () => toPhp(Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')])),
   'bytes-in-array': () => toPhp({ digest: Buffer.from('903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142', 'hex'), half: Buffer.from([0xc3, 0x28]) }),
@@ -109,154 +114,153 @@ const text = (bytes: Buffer) => bytes.toString('latin1');
 for (const line of LARAVEL_LINES) describeLine(line);
 
 function describeLine(line: PhpLaravelLine): void {
-describe(`interop: every value shape of a job command, byte for byte (Laravel ${line})`, function () {
-  this.timeout(60000);
-  const LINE = laravelMajor(line);
-  const ShapeJob = jobClass('ShapeJob', LINE);
-  const SecretShapeJob = jobClass('SecretShapeJob', LINE);
-  let values: Values;
-  let port: number;
+  describe(`interop: every value shape of a job command, byte for byte (Laravel ${line})`, function () {
+    this.timeout(60000);
+    const LINE = laravelMajor(line);
+    const ShapeJob = jobClass('ShapeJob', LINE);
+    const SecretShapeJob = jobClass('SecretShapeJob', LINE);
+    let values: Values;
+    let port: number;
 
-  before(async function () {
-    requirePhp(this, line);
-    port = await requireRedis(this);
-    values = await shapesPhp<Values>(['values']);
-  });
-
-  async function shapesPhp<T>(args: string[], prefix = 'unused:'): Promise<T> {
-    const res = await runPhp('shapes.php', args, { ...laravelEnv(line), LARQ_REDIS_PORT: String(port ?? 6379), LARQ_PREFIX: prefix });
-    if (res.code !== 0) throw new Error(`shapes.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
-    return JSON.parse(res.stdout) as T;
-  }
-
-  /** The value array of a job, built in JS. */
-  function nativeValue(withBytes: boolean, closure: PhpValue): PhpValue {
-    const entries = Object.entries(SHAPES)
-      .filter(([name]) => (withBytes || !BYTE_SHAPES.includes(name)) && !STANDALONE.includes(name))
-      .map(([name, build]): [string, PhpValue] => [name, build ? build() : closure]);
-    return new PhpArray(entries);
-  }
-
-  it('shapes.php writes exactly the shapes listed here', () => {
-    expect(Object.keys(values.shapes)).to.deep.equal(Object.keys(SHAPES));
-  });
-
-  describe('PHP serializes, larq unserializes and serializes the same bytes', () => {
-    for (const name of Object.keys(SHAPES)) {
-      it(name, () => {
-        const bytes = bytesOf(values.shapes[name]);
-        expect(text(serializeToBuffer(unserialize(bytes)))).to.equal(text(bytes));
-      });
-    }
-    for (const name of ['shape-job', 'secret-shape-job', 'closure-command']) {
-      it(`the whole command of ${name}`, () => {
-        const bytes = bytesOf(values.commands[name]);
-        expect(text(serializeToBuffer(unserialize(bytes)))).to.equal(text(bytes));
-      });
-    }
-  });
-
-  describe('larq builds each shape from JS as PHP serializes it', () => {
-    for (const [name, build] of Object.entries(SHAPES)) {
-      if (build === null) continue;
-      it(name, () => {
-        expect(text(serializeToBuffer(build()))).to.equal(text(bytesOf(values.shapes[name])));
-      });
-    }
-  });
-
-  describe('through Redis', () => {
-    const encrypter = new Encrypter(FIXTURE_APP_KEY);
-    const RAW = Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')]);
-
-    it('an encrypted PHP job holding bytes that are not UTF-8 reaches the larq handler as a Buffer of those bytes', async () => {
-      const prefix = randomPrefix();
-      await shapesPhp(['dispatch-bytes'], prefix);
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
-      try {
-        const job = (await queue.pop())!;
-        const view = toPlain(job.command()) as { value: { bytes: unknown } };
-        expect(view.value.bytes).to.deep.equal(RAW);
-        expect(text(serializeToBuffer(job.command()))).to.equal(text(encrypter.decryptBuffer(job.payload().command!)));
-        await job.delete();
-      } finally {
-        await queue.close();
-      }
+    before(async function () {
+      requirePhp(this, line);
+      port = await requireRedis(this);
+      values = await shapesPhp<Values>(['values']);
     });
 
-    it('an encrypted larq job holding a Buffer reaches handle() in PHP with the same bytes', async () => {
-      const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
-      try {
-        await queue.push({ command: SecretShapeJob.make({ value: { bytes: RAW }, model: null, models: null }), encrypt: true });
-      } finally {
-        await queue.close();
-      }
-      const [received] = await shapesPhp<Received[]>(['work', '1'], prefix);
-      expect(received.facts).to.deep.equal({ bytes: RAW.toString('hex') });
+    async function shapesPhp<T>(args: string[], prefix = 'unused:'): Promise<T> {
+      const res = await runPhp('shapes.php', args, { ...laravelEnv(line), LARQ_REDIS_PORT: String(port ?? 6379), LARQ_PREFIX: prefix });
+      if (res.code !== 0) throw new Error(`shapes.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+      return JSON.parse(res.stdout) as T;
+    }
+
+    /** The value array of a job, built in JS; the shapes with no builder as larq read them from PHP. */
+    function nativeValue(withBytes: boolean): PhpValue {
+      const entries = Object.entries(SHAPES)
+        .filter(([name]) => (withBytes || !BYTE_SHAPES.includes(name)) && !STANDALONE.includes(name))
+        .map(([name, build]): [string, PhpValue] => [name, build ? build() : unserialize(bytesOf(values.shapes[name]))]);
+      return new PhpArray(entries);
+    }
+
+    it('shapes.php writes exactly the shapes listed here', () => {
+      expect(Object.keys(values.shapes)).to.deep.equal(Object.keys(SHAPES));
     });
 
-    it('Laravel dispatches ShapeJob and the encrypted SecretShapeJob; larq reads both and writes their commands back byte for byte', async () => {
-      const prefix = randomPrefix();
-      const sent = await shapesPhp<{ ids: string[] }>(['dispatch'], prefix);
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
-      try {
-        for (const [i, className] of ['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob'].entries()) {
-          const job = (await queue.pop())!;
-          expect(job.getJobId()).to.equal(sent.ids[i]);
-          const command = job.payload().command!;
-          const plaintext = className.includes('Secret') ? encrypter.decryptBuffer(command) : Buffer.from(command, 'utf8');
-          expect(job.command().className).to.equal(className);
-          expect(text(serializeToBuffer(job.command()))).to.equal(text(plaintext));
-          const view = toPlain(job.command()) as { value: Record<string, unknown> };
-          if (className.includes('Secret')) {
-            expect(view.value.bytes).to.deep.equal(Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')]));
-            expect((view.value['bytes-in-array'] as { half: Buffer }).half).to.deep.equal(Buffer.from([0xc3, 0x28]));
-          }
-          await job.delete();
-        }
-      } finally {
-        await queue.close();
-      }
-    });
-
-    it('larq dispatches both jobs built in JS; handle() in PHP gets every shape as PHP serializes it, identities kept', async () => {
-      const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
-      const closure = unserialize(bytesOf(values.shapes.closure));
-      const model = php.model('App\\Models\\User', 7, { connection: 'mysql' }, LINE);
-      const models = php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, LINE);
-      try {
-        await queue.push(ShapeJob.make({ value: nativeValue(false, closure), model, models }));
-        await queue.push({ command: SecretShapeJob.make({ value: nativeValue(true, closure), model, models }), encrypt: true });
-      } finally {
-        await queue.close();
-      }
-      const received = await shapesPhp<Received[]>(['work', '2'], prefix);
-      expect(received.map((r) => r.class)).to.deep.equal(['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob']);
-      for (const r of received) {
-        const withBytes = r.class.includes('Secret');
-        const names = Object.keys(SHAPES).filter((n) => (withBytes || !BYTE_SHAPES.includes(n)) && !STANDALONE.includes(n));
-        expect(Object.keys(r.shapes)).to.deep.equal(names);
-        // A closure's `self` is an object hash that changes with every serialize(): its fact says it runs.
-        for (const name of names.filter((n) => n !== 'closure')) {
-          expect(text(bytesOf(r.shapes[name])), name).to.equal(text(bytesOf(values.shapes[name])));
-        }
-        expect(r.facts).to.deep.include({
-          sharedIsIdentical: true,
-          selfIsIdentical: true,
-          enumIsCase: true,
-          arrayObject: 'ArrayObject {"0":1,"1":2,"k":"v"}',
-          splQueue: '[1,"two"]',
-          pair: ['l', 2],
-          negativeZero: '-0.0',
-          model: ['App\\Models\\User', 7, true],
-          models: ['Illuminate\\Database\\Eloquent\\Collection', [7, 8]],
-          closure: 42,
+    describe('PHP serializes, larq unserializes and serializes the same bytes', () => {
+      for (const name of Object.keys(SHAPES)) {
+        it(name, () => {
+          const bytes = bytesOf(values.shapes[name]);
+          expect(text(serializeToBuffer(unserialize(bytes)))).to.equal(text(bytes));
         });
-        if (withBytes) expect(r.facts).to.deep.include({ bytes: 'fffe0080726177', digest: '903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142' });
+      }
+      for (const name of ['shape-job', 'secret-shape-job', 'closure-command']) {
+        it(`the whole command of ${name}`, () => {
+          const bytes = bytesOf(values.commands[name]);
+          expect(text(serializeToBuffer(unserialize(bytes)))).to.equal(text(bytes));
+        });
       }
     });
+
+    describe('larq builds each shape from JS as PHP serializes it', () => {
+      for (const [name, build] of Object.entries(SHAPES)) {
+        if (build === null) continue;
+        it(name, () => {
+          expect(text(serializeToBuffer(build()))).to.equal(text(bytesOf(values.shapes[name])));
+        });
+      }
+    });
+
+    describe('through Redis', () => {
+      const encrypter = new Encrypter(FIXTURE_APP_KEY);
+      const RAW = Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')]);
+
+      it('an encrypted PHP job holding bytes that are not UTF-8 reaches the larq handler as a Buffer of those bytes', async () => {
+        const prefix = randomPrefix();
+        await shapesPhp(['dispatch-bytes'], prefix);
+        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        try {
+          const job = (await queue.pop())!;
+          const view = toPlain(job.command()) as { value: { bytes: unknown } };
+          expect(view.value.bytes).to.deep.equal(RAW);
+          expect(text(serializeToBuffer(job.command()))).to.equal(text(encrypter.decryptBuffer(job.payload().command!)));
+          await job.delete();
+        } finally {
+          await queue.close();
+        }
+      });
+
+      it('an encrypted larq job holding a Buffer reaches handle() in PHP with the same bytes', async () => {
+        const prefix = randomPrefix();
+        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        try {
+          await queue.push({ command: SecretShapeJob.make({ value: { bytes: RAW }, model: null, models: null }), encrypt: true });
+        } finally {
+          await queue.close();
+        }
+        const [received] = await shapesPhp<Received[]>(['work', '1'], prefix);
+        expect(received.facts).to.deep.equal({ bytes: RAW.toString('hex') });
+      });
+
+      it('Laravel dispatches ShapeJob and the encrypted SecretShapeJob; larq reads both and writes their commands back byte for byte', async () => {
+        const prefix = randomPrefix();
+        const sent = await shapesPhp<{ ids: string[] }>(['dispatch'], prefix);
+        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        try {
+          for (const [i, className] of ['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob'].entries()) {
+            const job = (await queue.pop())!;
+            expect(job.getJobId()).to.equal(sent.ids[i]);
+            const command = job.payload().command!;
+            const plaintext = className.includes('Secret') ? encrypter.decryptBuffer(command) : Buffer.from(command, 'utf8');
+            expect(job.command().className).to.equal(className);
+            expect(text(serializeToBuffer(job.command()))).to.equal(text(plaintext));
+            const view = toPlain(job.command()) as { value: Record<string, unknown> };
+            if (className.includes('Secret')) {
+              expect(view.value.bytes).to.deep.equal(Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')]));
+              expect((view.value['bytes-in-array'] as { half: Buffer }).half).to.deep.equal(Buffer.from([0xc3, 0x28]));
+            }
+            await job.delete();
+          }
+        } finally {
+          await queue.close();
+        }
+      });
+
+      it('larq dispatches both jobs built in JS; handle() in PHP gets every shape as PHP serializes it, identities kept', async () => {
+        const prefix = randomPrefix();
+        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+          const model = php.model('App\\Models\\User', 7, { connection: 'mysql' }, LINE);
+        const models = php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, LINE);
+        try {
+          await queue.push(ShapeJob.make({ value: nativeValue(false), model, models }));
+          await queue.push({ command: SecretShapeJob.make({ value: nativeValue(true), model, models }), encrypt: true });
+        } finally {
+          await queue.close();
+        }
+        const received = await shapesPhp<Received[]>(['work', '2'], prefix);
+        expect(received.map((r) => r.class)).to.deep.equal(['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob']);
+        for (const r of received) {
+          const withBytes = r.class.includes('Secret');
+          const names = Object.keys(SHAPES).filter((n) => (withBytes || !BYTE_SHAPES.includes(n)) && !STANDALONE.includes(n));
+          expect(Object.keys(r.shapes)).to.deep.equal(names);
+          // A closure's `self` is an object hash that changes with every serialize(): its fact says it runs.
+          for (const name of names.filter((n) => n !== 'closure')) {
+            expect(text(bytesOf(r.shapes[name])), name).to.equal(text(bytesOf(values.shapes[name])));
+          }
+          expect(r.facts).to.deep.include({
+            sharedIsIdentical: true,
+            selfIsIdentical: true,
+            enumIsCase: true,
+            arrayObject: 'ArrayObject {"0":1,"1":2,"k":"v"}',
+            splQueue: '[1,"two"]',
+            pair: ['l', 2],
+            negativeZero: '-0.0',
+            model: ['App\\Models\\User', 7, true],
+            models: ['Illuminate\\Database\\Eloquent\\Collection', [7, 8]],
+            closure: 42,
+          });
+          if (withBytes) expect(r.facts).to.deep.include({ bytes: 'fffe0080726177', digest: '903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142' });
+        }
+      });
+    });
   });
-});
 }
