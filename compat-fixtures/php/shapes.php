@@ -90,6 +90,19 @@ namespace App\Shapes {
         }
     }
 
+    /** A legacy Serializable class (no __serialize): `C:` with an opaque payload. */
+    class Legacy implements \Serializable
+    {
+        public function serialize()
+        {
+            return 'raw;}data';
+        }
+
+        public function unserialize($data)
+        {
+        }
+    }
+
     /** A user class whose __serialize() mixes integer and string keys. */
     class MixedKeys
     {
@@ -115,6 +128,9 @@ namespace App\Shapes {
         $self->me = $self;
         $x = 'aliased';
         $aliases = [&$x, &$x];
+        $aliasedProperty = new stdClass();
+        $aliasedProperty->a = 1;
+        $aliasedProperty->b = &$aliasedProperty->a;
         $dynamic = new stdClass();
         $dynamic->{'0'} = 'zero';
         $dynamic->{'12'} = 'twelve';
@@ -139,6 +155,7 @@ namespace App\Shapes {
             'string-empty' => '',
             'string-utf8' => 'héllo “wörld” 😀',
             'string-nul' => "a\0b",
+            'string-punctuation' => 'a";}s:1:"x',
             'float' => 1.5,
             'float-integral' => 2.0,
             'float-negative-zero' => -0.0,
@@ -148,9 +165,11 @@ namespace App\Shapes {
             'float-tenth' => 0.1,
             'float-big' => 1e25,
             'float-small' => 1.5e-7,
+            'float-edges' => [0.1 + 0.2, 5e-324, 1.7976931348623157e308, 1e15, 1e17, 123456789012345678.0, 0.0001, 0.00001, -2.5e-300, -1.5],
             'list' => [1, 'two', 3.0],
             'array-mixed-keys' => ['z' => 1, '10' => 2, '2' => 3, 'a' => 4],
             'array-negative-keys' => [-5 => 'a', 0 => 'b', '07' => 'c', '-0' => 'd'],
+            'array-edge-keys' => ['9223372036854775807' => 'a', '9223372036854775808' => 'b', '' => 'c', ' 1' => 'd'],
             'array-nested' => ['a' => [1, [2, ['deep' => true]]], 'b' => []],
             'object-visibility' => new Visible(),
             'object-dynamic-numeric' => $dynamic,
@@ -160,6 +179,7 @@ namespace App\Shapes {
             'shared-object' => [$shared, $shared, ['again' => $shared]],
             'self-object' => $self,
             'php-reference' => $aliases,
+            'php-reference-property' => $aliasedProperty,
             'array-object' => new ArrayObject([1, 2, 'k' => 'v']),
             'array-object-flags' => new ArrayObject(['a' => 1], ArrayObject::ARRAY_AS_PROPS),
             'array-iterator' => new ArrayIterator(['k' => 1, 5 => 2]),
@@ -169,6 +189,7 @@ namespace App\Shapes {
             'spl-fixed-array' => SplFixedArray::fromArray([1, 2, 3]),
             'serialize-list' => new Pair('l', new Pair(1, 2)),
             'serialize-mixed-keys' => new MixedKeys(),
+            'serializable-legacy' => new Legacy(),
             'date-time' => new DateTime('2024-05-06 07:08:09.123456', new DateTimeZone('Europe/Amsterdam')),
             'date-time-immutable' => new DateTimeImmutable('2024-05-06 07:08:09', new DateTimeZone('+02:00')),
             'carbon' => Carbon::create(2024, 5, 6, 7, 8, 9, 'UTC'),

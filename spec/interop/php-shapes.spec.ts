@@ -8,7 +8,7 @@ import { Encrypter } from '../../lib/php/Encrypter';
 import { laravelJobTraits, php, phpClass, toPhp } from '../../lib/php/builder';
 import { serializeToBuffer } from '../../lib/php/serialize';
 import { unserialize } from '../../lib/php/unserialize';
-import { PhpArray, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../lib/php/values';
+import { PhpArray, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../lib/php/values';
 import { toPlain } from '../../lib/php/view';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { FIXTURE_APP_KEY } from '../support/fixtures';
@@ -30,6 +30,7 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   'string-empty': () => toPhp(''),
   'string-utf8': () => toPhp('héllo “wörld” 😀'),
   'string-nul': () => toPhp('a\0b'),
+  'string-punctuation': () => toPhp('a";}s:1:"x'),
   float: () => toPhp(1.5),
   'float-integral': () => toPhp(php.float(2)),
   'float-negative-zero': () => toPhp(-0),
@@ -39,9 +40,11 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   'float-tenth': () => toPhp(0.1),
   'float-big': () => toPhp(php.float(1e25)),
   'float-small': () => toPhp(1.5e-7),
+  'float-edges': () => toPhp([0.1 + 0.2, 5e-324, 1.7976931348623157e308, 1e15, 1e17, 123456789012345678, 0.0001, 0.00001, -2.5e-300, -1.5].map(php.float)),
   list: () => toPhp([1, 'two', php.float(3)]),
   'array-mixed-keys': () => toPhp(new Map<string, number>([['z', 1], ['10', 2], ['2', 3], ['a', 4]])),
   'array-negative-keys': () => toPhp(new Map<string | number, string>([[-5, 'a'], [0, 'b'], ['07', 'c'], ['-0', 'd']])),
+  'array-edge-keys': () => toPhp(new Map<string, string>([['9223372036854775807', 'a'], ['9223372036854775808', 'b'], ['', 'c'], [' 1', 'd']])),
   'array-nested': () => toPhp({ a: [1, [2, { deep: true }]], b: [] }),
   'object-visibility': () =>
     phpClass('App\\Shapes\\Visible', {
@@ -64,6 +67,7 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
     return self;
   },
   'php-reference': () => toPhp(['aliased', new PhpReference('R', 2)]),
+  'php-reference-property': () => new PhpObject('stdClass', [pub('a', 1n), pub('b', new PhpReference('R', 2))]),
   'array-object': () => php.serialized('ArrayObject', [0, toPhp(new Map<string | number, unknown>([[0, 1], [1, 2], ['k', 'v']])), [], null]),
   'array-object-flags': () => php.serialized('ArrayObject', [2, { a: 1 }, [], null]),
   'array-iterator': () => php.serialized('ArrayIterator', [0, new Map<string | number, number>([['k', 1], [5, 2]]), [], null]),
@@ -73,6 +77,7 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   'spl-fixed-array': () => php.serialized('SplFixedArray', [1, 2, 3]),
   'serialize-list': () => php.serialized('App\\Shapes\\Pair', ['l', php.serialized('App\\Shapes\\Pair', [1, 2])]),
   'serialize-mixed-keys': () => php.serialized('App\\Shapes\\MixedKeys', new Map<string | number, string>([[10, 'ten'], ['name', 'mixed'], [2, 'two'], [-1, 'minus one']])),
+  'serializable-legacy': () => new PhpCustomObject('App\\Shapes\\Legacy', Buffer.from('raw;}data')),
   'date-time': () => php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: 'Europe/Amsterdam', microsecond: 123456 }),
   'date-time-immutable': () => php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: '+02:00', immutable: true }),
   carbon: () => php.dateTime(new Date('2024-05-06T07:08:09Z'), { className: 'Illuminate\\Support\\Carbon' }),
@@ -90,7 +95,7 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
 /** Shapes a plain (not encrypted) payload cannot carry: json_encode refuses bytes that are not UTF-8. */
 const BYTE_SHAPES = ['bytes', 'bytes-in-array'];
 /** An `R:` index counts slots from the start of the whole serialize(), so the standalone shape is left out of jobs built in JS. */
-const STANDALONE = ['php-reference'];
+const STANDALONE = ['php-reference', 'php-reference-property'];
 
 /** Job classes of shapes.php: the value array, a model and a collection, then Laravel's traits. */
 const jobClass = (name: string, major: 8 | 12 | 13) =>
