@@ -5,8 +5,8 @@ import { InvalidOptionError } from '../errors';
 import { formatPhpFloat } from '../php/float';
 import { phpJsonEncodeMember } from './json';
 import { JsonText, KEYS, KnownJson, PayloadFields, PayloadWriter, PlainText } from './PayloadFields';
-import { randomByte } from './randomBytePool';
-import { randomUuid } from './randomUuid';
+import { randomUuid } from '../uuid';
+import { randomJobId } from './randomJobId';
 import {
   CALL_QUEUED_HANDLER,
   type BackoffSpec,
@@ -95,22 +95,8 @@ export function createStringPayload(job: StringJobSpec, opts: PayloadOptions = {
   return finish(p, line, opts, tail);
 }
 
-const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
-// Letters gathered as bytes and read as one flat string: joining 32 one-letter strings builds a rope
-// that every later read of the id has to flatten.
-const ID_BYTES = Buffer.allocUnsafe(64);
-
-/** Laravel's `Str::random(32)` alphabet: what RedisQueue uses as the job id. */
-export function randomJobId(length: number = 32): string {
-  const chars = length > ID_BYTES.length ? Buffer.allocUnsafe(Math.ceil(length)) : ID_BYTES;
-  let n = 0;
-  while (n < length) {
-    const byte = randomByte();
-    // 248 = 4 * 62: dropping the bytes above keeps every character equally likely
-    if (byte < 248) chars[n++] = ALPHABET[byte % 62];
-  }
-  return chars.toString('latin1', 0, n);
-}
+// The job id every payload ends with; RedisQueue draws ids ahead of the payload from here too.
+export { randomJobId };
 
 /** Hooks need the fields kept, to replace one in place; without them each is written as it comes. */
 function fieldsFor(opts: PayloadOptions): PayloadFields | PayloadWriter {
