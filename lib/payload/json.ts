@@ -39,7 +39,7 @@ export function phpJsonEncodeMember(value: unknown, depth = 1): string {
  * pair is cut in two: what lets serialize write a command directly as the JSON string the payload holds.
  */
 export function phpJsonStringBody(s: string): string {
-  if (s.length <= SHORT && PLAIN.test(s)) return s;
+  if (s.length <= SHORT_LENGTH && NOTHING_TO_ESCAPE.test(s)) return s;
   const json = encodeString(s, DEFAULT_ESCAPES);
   return json.slice(1, json.length - 1);
 }
@@ -158,15 +158,15 @@ function encodeString(s: string, escapes: Escapes): string {
   // set JSON.stringify escapes those as PHP does, and no surrogate can hide in them. Short ones with
   // nothing to escape are quoted as they are; short ones with something to escape are mostly class
   // names, which come back in every payload.
-  const short = s.length <= SHORT;
+  const short = s.length <= SHORT_LENGTH;
   if (short) {
-    if (PLAIN.test(s)) return `"${s}"`;
-    const known = shortEscaped.get(s);
+    if (NOTHING_TO_ESCAPE.test(s)) return `"${s}"`;
+    const known = escapedShortStrings.get(s);
     if (known !== undefined) return known;
   }
   if (isAscii(s) && s.indexOf('/') < 0) {
     const json = JSON.stringify(s);
-    if (short) remember(s, json);
+    if (short) rememberEscaped(s, json);
     return json;
   }
   const lone = isWellFormedText(s) ? null : LONE_SURROGATE.exec(s);
@@ -181,16 +181,16 @@ function encodeString(s: string, escapes: Escapes): string {
 }
 
 /** Up to this length a string is checked for being plain, and remembered once escaped. */
-const SHORT = 64;
+const SHORT_LENGTH = 64;
 /** Printable ASCII other than `"`, `\\` and `/`: the same text inside quotes under any flags. */
-const PLAIN = /^[\x20\x21\x23-\x2e\x30-\x5b\x5d-\x7e]*$/;
+const NOTHING_TO_ESCAPE = /^[\x20\x21\x23-\x2e\x30-\x5b\x5d-\x7e]*$/;
 /** Short ASCII strings without `/` and their JSON.stringify text; emptied when full, so it stays small. */
-const shortEscaped = new Map<string, string>();
-const REMEMBERED = 1024;
+const escapedShortStrings = new Map<string, string>();
+const MAX_REMEMBERED = 1024;
 
-function remember(s: string, json: string): void {
-  if (shortEscaped.size >= REMEMBERED) shortEscaped.clear();
-  shortEscaped.set(s, json);
+function rememberEscaped(s: string, json: string): void {
+  if (escapedShortStrings.size >= MAX_REMEMBERED) escapedShortStrings.clear();
+  escapedShortStrings.set(s, json);
 }
 
 function escapeChar(c: string): string {

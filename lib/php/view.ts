@@ -28,7 +28,7 @@ export interface ShadowedProperty {
  * it is not checked at run time. Default `unknown`.
  */
 export function toPlain<T = unknown>(value: PhpValue): T {
-  return convert(value, new Views()) as T;
+  return convert(value, new ConvertedValues()) as T;
 }
 
 /** The PHP class of an object made by toPlain, or undefined for anything else. */
@@ -53,7 +53,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * arrays and objects, so the first few are kept in two lists searched in order, which is cheaper than
  * creating a Map for every job; a Map takes over past SCANNED_VIEWS.
  */
-class Views {
+class ConvertedValues {
   private readonly sources: (PhpArray | PhpObject)[] = [];
   private readonly views: unknown[] = [];
   private map: Map<PhpArray | PhpObject, unknown> | undefined;
@@ -79,7 +79,7 @@ const SCANNED_VIEWS = 16;
 
 // `seen` maps each array and object to its view, so `r:` and `R:` give the same JS object and a
 // cycle ends instead of recursing forever.
-function convert(value: PhpValue, seen: Views): unknown {
+function convert(value: PhpValue, seen: ConvertedValues): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
   if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
   if (value instanceof PhpBytes) return Buffer.from(value.bytes);
@@ -93,7 +93,7 @@ function convert(value: PhpValue, seen: Views): unknown {
   return value instanceof PhpArray ? convertArray(value, seen) : convertObject(value, seen);
 }
 
-function convertArray(array: PhpArray, seen: Views): unknown {
+function convertArray(array: PhpArray, seen: ConvertedValues): unknown {
   if (array.isList()) {
     const list: unknown[] = [];
     seen.set(array, list);
@@ -106,7 +106,7 @@ function convertArray(array: PhpArray, seen: Views): unknown {
   return map;
 }
 
-function convertObject(object: PhpObject, seen: Views): unknown {
+function convertObject(object: PhpObject, seen: ConvertedValues): unknown {
   const plain: Record<string, unknown> = {};
   Object.defineProperty(plain, PHP_CLASS, { value: object.className, enumerable: false });
   seen.set(object, plain);
@@ -123,7 +123,7 @@ function convertObject(object: PhpObject, seen: Views): unknown {
 
 // The rules of the header comment, for an object whose first `done` properties were assigned in order
 // and whose property `done` (converted to `value`) clashed: every value is converted once, in order.
-function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: Views): unknown {
+function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: ConvertedValues): unknown {
   const properties = object.properties;
   const values: unknown[] = [];
   for (let i = 0; i < done; i++) values.push(plain[properties[i].name]);
