@@ -9,10 +9,10 @@
 declare(strict_types=1);
 
 require __DIR__ . '/bootstrap.php';
+require __DIR__ . '/console.php';
 
 use Illuminate\Queue\Console\RetryCommand;
 use Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider;
-use Symfony\Component\Console\Input\ArrayInput;
 use Symfony\Component\Console\Output\BufferedOutput;
 
 $app = larq_boot();
@@ -28,34 +28,6 @@ $app->instance('queue.failer', new DatabaseUuidFailedJobProvider($manager, 'fail
 $command = new RetryCommand();
 $command->setLaravel($app);
 $output = new BufferedOutput();
-if (larq_laravel_major() === 8) {
-    $status = $command->run(new ArrayInput(['id' => array_slice($argv, 1)]), $output);
-} else {
-    // Command::run on 12/13 first configures laravel/prompts, and its console components render with
-    // nunomaduro/termwind; Debian packages neither. The command's own work is handle(), so it gets the
-    // input and output run() would have given it, components that print plain lines, and runs.
-    $input = new ArrayInput(['id' => array_slice($argv, 1)], $command->getDefinition());
-    $style = new Illuminate\Console\OutputStyle($input, $output);
-    $command->setInput($input);
-    $command->setOutput($style);
-    $components = new class ($style) {
-        public function __construct(private $output)
-        {
-        }
-
-        /** task(description, callback) runs the callback; info, error, warn, ... print their message. */
-        public function __call(string $method, array $args)
-        {
-            if ($method === 'task') {
-                $result = isset($args[1]) ? ($args[1])() : null;
-                $this->output->writeln("{$args[0]} " . ($result === false ? 'FAIL' : 'DONE'));
-                return $result;
-            }
-            $this->output->writeln(strtoupper($method) . ' ' . $args[0]);
-        }
-    };
-    (fn () => $this->components = $components)->call($command);
-    $status = (int) ($command->handle() ?? 0);
-}
+$status = larq_run_command($command, ['id' => array_slice($argv, 1)], $output);
 echo $output->fetch();
 exit($status);
