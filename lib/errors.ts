@@ -124,3 +124,13 @@ export class PhpOnlyJobError extends LarqError {
     super(`Job "${jobName}" is ${what}; only a PHP worker can run it.`);
   }
 }
+
+/** A value read from a job that is not a case of the PHP enum the caller expects; `enumClass` names that enum. */
+export class PhpEnumCaseError extends LarqError {
+  constructor(
+    readonly enumClass: string,
+    message: string,
+  ) {
+    super(`expected a case of ${enumClass}: ${message}`);
+  }
+}

@@ -132,8 +132,8 @@ function propertyOf(p: DeclaredProperty, value: PhpValue): PhpProperty {
 
 // make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads
 // tuning such as `tries` from the live object: dispatch finds those defaults through the declaration the
-// object carries. A private field, not a WeakMap from object to class: its entries cost as much as the
-// rest of make(), and more work in every garbage collection; being private, it is no enumerable property
+// object carries. A private field, not a WeakMap from object to class, so that each object made adds no
+// entry to a table the garbage collector must also trace; being private, it is no enumerable property
 // either, so deep comparisons see the PhpObject alone.
 class DeclaredObject extends PhpObject {
   readonly #declaration: PhpClass;

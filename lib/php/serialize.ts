@@ -167,7 +167,7 @@ class Writer {
       const keys = layout.keys;
       for (let i = 0; i < keys.length; i++) {
         const value = properties[i].value;
-        // a null (most of Queueable's properties) is written with its key, one piece of the rope instead of two
+        // a null (most of Queueable's properties) is written together with its key, from text made once per layout
         if (value === null) {
           this.slots.push(null);
           this.out += this.json ? keys[i].jsonNull : keys[i].plainNull;

@@ -34,7 +34,7 @@ const FLOAT_TEXT = /^(?:[+-]?(?:[0-9]+|[0-9]*\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][+-]
 const HIGH_BYTE = /[\x80-\xff]/g;
 /** Up to this many digits a decimal fits a double exactly, so it can be summed digit by digit. */
 const EXACT_DIGITS = 15;
-/** Up to this many properties a linear scan finds a duplicate name faster than a Set. */
+/** Up to this many properties a duplicate name is looked for by a linear scan rather than a Set. */
 const SCAN_PROPERTIES = 16;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -474,10 +474,9 @@ interface KnownName {
 
 // Every job of a class serializes the same property names in the same order. Remembered per class and
 // position, a name just read is compared with the one seen last time and, when equal, that earlier string
-// and its demangled parts are used: the fresh slice is dropped young, no demangling is repeated, and V8
-// finds the kept string already internalized when toPlain uses it as a key (measured: a fresh key costs
-// about 14 times as much to store as a known one). Bounded: past KNOWN_CLASSES classes, new ones are
-// read the plain way. The class met last is checked before the map, since a queue mostly carries one.
+// and its demangled parts are used: the fresh slice is dropped young, no demangling is repeated, and
+// toPlain gets back a key string the engine has already seen as a property name. Bounded: past
+// KNOWN_CLASSES classes, new ones are read the plain way. The class met last is checked before the map, since a queue mostly carries one.
 const KNOWN_CLASSES = 256;
 const knownNames = new Map<string, KnownName[]>();
 let lastClass: { name: string; names: KnownName[] } | undefined;
