@@ -456,7 +456,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     let next = Infinity;
     for (const attempt of this.slots.attempts()) {
       if (attempt.deadlineMs > 0 && attempt.state === 'running' && !attempt.handlerHasSettled) {
-        if (attempt.deadlineMs <= now) void this.timeoutJob(attempt);
+        if (attempt.deadlineMs <= now) this.timeoutJob(attempt).catch((e: unknown) => this.report(e));
         else next = Math.min(next, attempt.deadlineMs);
       } else if (attempt.state === 'timedOut' && !attempt.handlerHasSettled && !attempt.reportedHung && attempt.hungAtMs > 0) {
         if (attempt.hungAtMs <= now) this.handlerHung(attempt);
