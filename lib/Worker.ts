@@ -172,8 +172,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       // null: no pass ran, or it could take nothing, so nothing was learned about emptiness
       let found: boolean | null = null;
       try {
-        if (this.slots.free > 0) found = await this.pass(list, loop);
-        await this.waitForSlot(found === null);
+        const passed = this.slots.free > 0;
+        if (passed) found = await this.pass(list, loop);
+        await this.waitForSlot(passed && found === null);
       } catch (e) {
         // Laravel would die here; larq reports and carries on after a breath.
         this.report(e);
