@@ -658,5 +658,5 @@ function jobKey(job: WorkerJob): string {
 }
 
 function payloadSize(job: WorkerJob): number {
-  return job.getRawBody().length;
+  return job.payloadLength ? job.payloadLength() : job.getRawBody().length;
 }

@@ -8,6 +8,8 @@ import type { CacheStore } from '../cache/CacheStore';
 export interface WorkerJob {
   /** The payload exactly as popped (not the reserved copy): what a failed-job record stores. */
   getRawBody(): string;
+  /** The payload's length as popped (bytes, or UTF-16 units of a string), for the worker's memory budget; default getRawBody().length. */
+  payloadLength?(): number;
   /** The reserved string the pop produced (attempts incremented): what delete and release send. */
   getReservedJob(): string;
   /** The number of this attempt, counting from 1 (the payload's `attempts` + 1). */
