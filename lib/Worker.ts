@@ -25,7 +25,8 @@
 // at the timeout itself, as Laravel does. Laravel's other alarm quirk, killing an idle worker whose
 // `sleep` reaches `timeout`, is not reproduced, and `runNextJob` (`--once`) has no timeout, as in Laravel.
 //
-// All deadlines (timeouts, hung-handler graces, stop checks while busy) share one timer (Deadlines).
+// All deadlines (timeouts, hung-handler graces, heartbeats, stop checks while busy) share one timer
+// (worker/Deadlines.ts), armed for the earliest; no timer or AbortController is made per job.
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
 import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
@@ -100,6 +101,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The polling loop that started a batch in this turn of the event loop, if any (see startAfterOtherLoop).
   private startingBatch: number | null = null;
   private stopResult: WorkerStopResult | null = null;
+  // The heartbeat (null when off), whether it beats (while the daemon runs), when it next beats (clock
+  // ms; Infinity while a beat is on its way), and the beat on its way.
+  private heartbeat: Heartbeat<J> | null = null;
+  private nextBeatAtMs = Infinity;
+  private beating: Promise<void> | null = null;
+  private heartbeatOn = false;
   private readonly refused = (attempt: Attempt<J>, action: AttemptAction): void => this.refuse(attempt, action);
 
   constructor(
@@ -145,8 +152,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const list = queueList(queues);
     this.begin();
     const removeSignals = this.options.handleSignals ? listenForSignals(this) : () => undefined;
-    const heartbeat = this.startHeartbeat();
     this.deadlines.start();
+    this.startHeartbeat();
     try {
       await this.cacheSignals.start();
       const startedAt = this.clock.nowMs();
@@ -156,7 +163,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       return await this.stopWorker(this.stopResult ?? { status: EXIT_SUCCESS, reason: 'interrupted' });
     } finally {
       removeSignals();
-      await heartbeat?.stop();
+      this.heartbeatOn = false;
+      this.nextBeatAtMs = Infinity;
+      await this.beating;
       await this.deadlines.stop();
       this.running = false;
     }
@@ -468,7 +477,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       this.stopCheckAtMs = Infinity;
       this.slots.interruptWaits();
     }
-    return Math.min(next, this.stopCheckAtMs);
+    if (this.nextBeatAtMs <= now) this.beat();
+    return Math.min(next, this.stopCheckAtMs, this.nextBeatAtMs);
   }
 
   // What Laravel's SIGALRM handler does before it kills the worker (§10.8); see the header for the rest.
@@ -578,19 +588,31 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return this.deps.isDownForMaintenance ? await this.deps.isDownForMaintenance() : false;
   }
 
-  private startHeartbeat(): Heartbeat<J> | null {
+  // The heartbeat beats on the worker's one timer, `heartbeat` seconds after the previous beat ended.
+  private startHeartbeat(): void {
     const { heartbeat, retryAfter } = this.options;
     const queue = this.queue;
-    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return null;
-    return new Heartbeat<J>({
-      intervalSeconds: heartbeat,
+    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return;
+    this.heartbeat ??= new Heartbeat<J>({
       retryAfterSeconds: retryAfter,
       jobs: () => this.slots.attempts(),
       extend: (job, until) => queue.extendReservation!(job, until),
       now: () => unixSeconds(this.clock),
-      sleep: this.sleepImpl,
       report: (e) => this.report(e),
-    }).start();
+    });
+    this.heartbeatOn = true;
+    this.nextBeatAtMs = this.clock.nowMs() + heartbeat * 1000;
+    this.deadlines.wakeBy(this.nextBeatAtMs);
+  }
+
+  private beat(): void {
+    this.nextBeatAtMs = Infinity;
+    this.beating = this.heartbeat!.beat().then(() => {
+      this.beating = null;
+      if (!this.heartbeatOn || this.options.heartbeat === false) return;
+      this.nextBeatAtMs = this.clock.nowMs() + this.options.heartbeat * 1000;
+      this.deadlines.wakeBy(this.nextBeatAtMs);
+    });
   }
 
   // runJob's catch: report the exception and stop on a lost connection. After a timeout the handler's

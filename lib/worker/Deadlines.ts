@@ -1,6 +1,6 @@
 // One timer for everything the worker must do at a given time: the timeouts of the attempts in flight,
-// the grace after which a timed-out handler counts as hung, and the stop checks while every slot is
-// busy. The deadlines themselves live on the attempts (a number each); this timer is armed for the
+// the grace after which a timed-out handler counts as hung, the heartbeat, and the stop checks while
+// every slot is busy. The deadlines themselves live on the attempts (a number each); this timer is armed for the
 // earliest one, and when it fires the worker goes through its slots (at most `concurrency` of them),
 // handles whatever is due and says when it next needs waking. No timer, promise or AbortController is
 // made per job: a job whose handler finishes in time costs one number and, at most, a comparison.

@@ -15,38 +15,22 @@ export interface HeartbeatJob<J extends WorkerJob> {
   readonly holdsReservation: boolean;
 }
 
-/** What a heartbeat needs: the interval, the reservation length, and how to find and extend jobs. */
+/** What a heartbeat needs: the reservation length, and how to find and extend jobs. */
 export interface HeartbeatOptions<J extends WorkerJob> {
-  intervalSeconds: number;
   retryAfterSeconds: number;
   /** The attempts in flight, read at every beat. */
   jobs(): Iterable<HeartbeatJob<J>>;
   extend(job: J, untilUnixSeconds: number): Promise<boolean>;
   /** UNIX seconds. */
   now(): number;
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
   report(error: Error): void;
 }
 
-/** Extends the reservation of every in-flight job every `intervalSeconds` until stopped. */
+/** Extends the reservation of every in-flight job, once per beat(); the worker's one timer calls it. */
 export class Heartbeat<J extends WorkerJob> {
-  private readonly controller = new AbortController();
   private readonly lost = new WeakSet<J>();
-  private loop: Promise<void> | null = null;
 
   constructor(private readonly options: HeartbeatOptions<J>) {}
-
-  /** Start beating; returns this. */
-  start(): this {
-    this.loop ??= this.run();
-    return this;
-  }
-
-  /** Stop beating; resolves once a beat in progress has finished. */
-  async stop(): Promise<void> {
-    this.controller.abort();
-    await this.loop;
-  }
 
   /** Extend every in-flight job's reservation to now + retryAfter, once; the extensions go out together. */
   async beat(): Promise<void> {
@@ -69,15 +53,6 @@ export class Heartbeat<J extends WorkerJob> {
       this.options.report(new LarqError(`${job.resolveName()} (attempt ${job.attempts()}) is no longer reserved; it may run twice`));
     } catch (e) {
       this.options.report(e instanceof Error ? e : new Error(String(e)));
-    }
-  }
-
-  private async run(): Promise<void> {
-    const { signal } = this.controller;
-    while (!signal.aborted) {
-      await this.options.sleep(this.options.intervalSeconds * 1000, signal).catch(() => undefined);
-      if (signal.aborted) return;
-      await this.beat();
     }
   }
 }
