@@ -1,8 +1,9 @@
 // The worker's slots: up to `concurrency` attempts in flight. A slot frees when its handler has settled
 // (and `rest` passed), not when its attempt is over: a timed-out handler still holds its slot, so one
 // process never runs more handlers than it was allowed, nor one job twice at once. An attempt stays
-// unfinished until the worker is done with it (its outcome settled, or its timeout handled), which may
-// be before its slot frees (a timeout) or after (a final delete still waiting for Redis).
+// unfinished until the worker is done with it: its outcome settled, or, once it timed out, its timeout
+// handled and its handler settled or given up as hung. That may come after its slot frees (a final
+// delete still waiting for Redis) or before (a hung handler). A stop waits for the unfinished ones.
 import { LarqError } from '../errors';
 import type { WorkerJob } from '../jobs/contracts';
 import type { Attempt } from './Attempt';
