@@ -147,16 +147,27 @@ export class Handlers implements JobRunner<RedisJob> {
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
     const ctx = this.context(job, payload, attempt, command);
-    for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
+    // Every hook asks the attempt first: once it is over (a timeout fired while the handler ran), its
+    // hooks must not dispatch a chain step, count a batch job or release a unique lock a second time.
+    for (const hook of this.hooks) {
+      if (attempt.allows?.('beforeHandle') === false || (await hook.beforeHandle?.(ctx)) === false) return;
+    }
     const handled = entry.handler(toPlain(command), ctx);
     // A handler that returned no promise is done: awaiting its value would only cost a turn per job.
     if (isThenable(handled)) await handled;
-    if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
+    // What CallQueuedHandler does after handle() belongs to this attempt: nothing of it once it is over.
+    if (attempt.allows?.('afterHandle') === false) return;
+    if (!job.isReleased()) {
+      for (const hook of this.hooks) {
+        if (attempt.allows?.('afterHandle') === false) return;
+        await hook.afterHandle?.(ctx);
+      }
+    }
     // CallQueuedHandler's last step: a job that neither released nor failed itself is done. Only the
     // acknowledgement is left then, which the worker may wait for without holding the slot.
     if (!job.isDeletedOrReleased() && !job.hasFailed()) {
       const deleting = job.delete();
-      if (attempt.settleLater) attempt.settleLater(deleting);
+      if (attempt.deferFinalDelete) attempt.deferFinalDelete(deleting);
       else await deleting;
     }
   }
