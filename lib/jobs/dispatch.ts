@@ -62,12 +62,17 @@ export function delayOf(input: JobInput): number | undefined {
 
 /**
  * What bulk() needs of a job: the delay it asks for (as delayOf) and its payload, built with the context
- * for that delay; the command's live values are read once for both.
+ * for that delay; the command's live values are read once for both. With `honoursDelay` false (Laravel 8,
+ * whose bulk pushes every job as it is) the delay is undefined and the payload is a plain push's.
  */
-export function delayAndPayloadFor(input: JobInput, ctxFor: (delay: number | undefined) => DispatchContext): { delay: number | undefined; payload: string } {
+export function delayAndPayloadFor(
+  input: JobInput,
+  ctxFor: (delay: number | undefined) => DispatchContext,
+  honoursDelay = true,
+): { delay: number | undefined; payload: string } {
   const command = commandOf(input);
   const live = command ? liveValuesOf(command) : undefined;
-  const delay = live ? delayIn(live) : undefined;
+  const delay = live && honoursDelay ? delayIn(live) : undefined;
   return { delay, payload: payloadWith(input, ctxFor(delay), live) };
 }
 
