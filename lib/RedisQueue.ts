@@ -58,7 +58,7 @@ export class RedisQueue implements ReservedJobStore {
 
   constructor(options: RedisQueueOptions = {}) {
     this.options = Object.freeze(resolveOptions(options));
-    this.keys = new KeySpace(this.options.prefix, this.options.laravel, this.options.cluster);
+    this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
@@ -97,15 +97,17 @@ export class RedisQueue implements ReservedJobStore {
 
   /**
    * Push many jobs in one round trip, atomically; a job object whose `delay` property is set goes to the
-   * delayed set, as Laravel 9+ does. Resolves to the ids in order.
+   * delayed set, as Laravel 9+ does (Laravel 8's bulk ignores the delay and pushes it for now, and so does
+   * this with `laravel: 8`). Resolves to the ids in order.
    */
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
+    const honoursDelay = this.options.laravel.atLeast('9.0');
     // Each payload is built as the MULTI takes it, so it is garbage as soon as it is encoded.
     await this.sendBulk(jobs.length, (i) => {
       const id = randomJobId();
       ids.push(id);
-      const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id));
+      const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id), honoursDelay);
       return delay === undefined ? payload : { payload, delay };
     }, queue);
     return ids;

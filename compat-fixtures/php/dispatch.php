@@ -10,7 +10,7 @@
 //   object-basic | object-scalars | object-enums | object-models | object-dates | object-tuned
 //   object-encrypted | object-failing [tries] [reason] [backoff,list] | object-releasing [times] [delay]
 //   object-sleep [seconds] | chain | chain-queueable | string-method | string-fire | raw
-//   delayed [seconds=2] [queue] | bulk [n=3] | on-queue <queue>
+//   delayed [seconds=2] [queue] | bulk [n=3] | bulk-delayed [seconds=60] | on-queue <queue>
 //   chain-node | unique [id] [queue] | model-missing [queue] | batch [failing step] | find-batch <id>
 //   listener [queue] | closure
 
@@ -121,6 +121,12 @@ function larq_run_scenario(string $scenario, array $args, $bus): array
             for ($i = 1, $n = (int) ($args[0] ?? 3); $i <= $n; $i++) {
                 $jobs[] = new Jobs\ChainStep($i);
             }
+            Queue::bulk($jobs);
+            return [$jobs, null];
+        case 'bulk-delayed':
+            // Queue::bulk of ChainStep 1, 2 and 3, step 2 with ->delay(seconds): 8.x pushes all three at
+            // once (bulk ignores a job's delay), 9.x+ schedules step 2 through later().
+            $jobs = [new Jobs\ChainStep(1), (new Jobs\ChainStep(2))->delay((int) ($args[0] ?? 60)), new Jobs\ChainStep(3)];
             Queue::bulk($jobs);
             return [$jobs, null];
         case 'chain-node':

@@ -1,7 +1,8 @@
 <?php
-// Drives Laravel 8.83's own SQL failed-job stores (Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider
-// and DatabaseFailedJobProvider) on a SQLite file, so the specs can check that larq's rows are the
-// rows Laravel reads, forgets and prunes, and the other way round. No Laravel application is built:
+// Drives the Laravel line's own failed-job stores (Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider
+// and DatabaseFailedJobProvider) on a SQLite file, and from 10.10.1 its FileFailedJobProvider on a JSON
+// file, so the specs can check that larq's rows are the rows Laravel reads, forgets and prunes, and the
+// other way round. No Laravel application is built:
 // a database Capsule is the connection resolver the providers need.
 //
 // Usage: php failed-provider.php COMMAND [JSON-ARGUMENT]; prints one JSON value on stdout.
@@ -18,7 +19,11 @@
 // Environment:
 //   LARQ_SQLITE          the SQLite database file (required except for "pretty")
 //   LARQ_TABLE           table name (default failed_jobs)
-//   LARQ_FAILED_DRIVER   database-uuids (default) or database
+//   LARQ_FAILED_DRIVER   database-uuids (default), database, or file (Laravel's FileFailedJobProvider,
+//                        10.10.1+: the 12.67 and 13.26 lines; exits 3 on 8.83)
+//   LARQ_FAILED_FILE     the file store's JSON file (driver file)
+//   LARQ_FAILED_LIMIT    the file store's limit (default 100)
+//   LARQ_LARAVEL         the Laravel line (laravel.php; default 8.83)
 //   LARQ_TZ              the app timezone (default UTC)
 //   LARQ_NOW             freeze Laravel's clock at this Unix time (seconds)
 
@@ -49,6 +54,7 @@ function out($value): void
 }
 
 $command = $argv[1] ?? '';
+$table = env_or('LARQ_TABLE', 'failed_jobs');
 $arg = isset($argv[2]) ? json_decode($argv[2], true, 512, JSON_THROW_ON_ERROR) : [];
 
 date_default_timezone_set(env_or('LARQ_TZ', 'UTC'));
@@ -64,16 +70,27 @@ if ($command === 'pretty') {
     exit(0);
 }
 
-$file = env_or('LARQ_SQLITE') ?? throw new RuntimeException('LARQ_SQLITE is not set');
-$table = env_or('LARQ_TABLE', 'failed_jobs');
-
-$capsule = new DatabaseCapsule();
-$capsule->addConnection(['driver' => 'sqlite', 'database' => $file, 'prefix' => '', 'foreign_key_constraints' => false]);
-$resolver = $capsule->getDatabaseManager();
-
-$provider = env_or('LARQ_FAILED_DRIVER', 'database-uuids') === 'database'
-    ? new DatabaseFailedJobProvider($resolver, 'default', $table)
-    : new DatabaseUuidFailedJobProvider($resolver, 'default', $table);
+$driver = env_or('LARQ_FAILED_DRIVER', 'database-uuids');
+if ($driver === 'file') {
+    // Laravel's own file store (10.10.1+; not in 8.83): the JSON file LARQ_FAILED_FILE, default limit 100.
+    if (!class_exists(Illuminate\Queue\Failed\FileFailedJobProvider::class)) {
+        fwrite(STDERR, 'Laravel ' . larq_laravel_line() . " has no FileFailedJobProvider\n");
+        exit(3);
+    }
+    $provider = new Illuminate\Queue\Failed\FileFailedJobProvider(
+        env_or('LARQ_FAILED_FILE') ?? throw new RuntimeException('LARQ_FAILED_FILE is not set'),
+        (int) env_or('LARQ_FAILED_LIMIT', '100'),
+    );
+    $capsule = null;
+} else {
+    $file = env_or('LARQ_SQLITE') ?? throw new RuntimeException('LARQ_SQLITE is not set');
+    $capsule = new DatabaseCapsule();
+    $capsule->addConnection(['driver' => 'sqlite', 'database' => $file, 'prefix' => '', 'foreign_key_constraints' => false]);
+    $resolver = $capsule->getDatabaseManager();
+    $provider = $driver === 'database'
+        ? new DatabaseFailedJobProvider($resolver, 'default', $table)
+        : new DatabaseUuidFailedJobProvider($resolver, 'default', $table);
+}
 
 switch ($command) {
     case 'log':

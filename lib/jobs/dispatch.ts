@@ -3,7 +3,7 @@
 // for ShouldBeEncrypted jobs, encrypt) the command, and write the envelope of the peers' Laravel line.
 import type { Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
-import type { LaravelLine } from '../LaravelLine';
+import type { LaravelRelease, LaravelVersion } from '../LaravelLine';
 import { createObjectPayloadOf, createStringPayload } from '../payload/createPayload';
 import { JsonText } from '../payload/PayloadFields';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
@@ -32,7 +32,7 @@ export type JobInput = PhpObject | ObjectJob | StringJobSpec;
 
 /** Everything a payload needs besides the job. */
 export interface DispatchContext {
-  line: LaravelLine;
+  line: LaravelVersion | LaravelRelease;
   clock: Clock;
   encrypter?: Encrypter | null;
   /** Seconds for `later` (the payload's `delay` field on lines 12 and 13). */
@@ -62,12 +62,17 @@ export function delayOf(input: JobInput): number | undefined {
 
 /**
  * What bulk() needs of a job: the delay it asks for (as delayOf) and its payload, built with the context
- * for that delay; the command's live values are read once for both.
+ * for that delay; the command's live values are read once for both. With `honoursDelay` false (Laravel 8,
+ * whose bulk pushes every job as it is) the delay is undefined and the payload is a plain push's.
  */
-export function delayAndPayloadFor(input: JobInput, ctxFor: (delay: number | undefined) => DispatchContext): { delay: number | undefined; payload: string } {
+export function delayAndPayloadFor(
+  input: JobInput,
+  ctxFor: (delay: number | undefined) => DispatchContext,
+  honoursDelay = true,
+): { delay: number | undefined; payload: string } {
   const command = commandOf(input);
   const live = command ? liveValuesOf(command) : undefined;
-  const delay = live ? delayIn(live) : undefined;
+  const delay = live && honoursDelay ? delayIn(live) : undefined;
   return { delay, payload: payloadWith(input, ctxFor(delay), live) };
 }
 

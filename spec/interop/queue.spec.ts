@@ -4,6 +4,7 @@
 //   larq dispatches, Laravel's worker runs: handle() sees exactly what larq sent.
 import { expect } from 'chai';
 import Redis from 'ioredis';
+import { FakeClock } from '../../lib/clock';
 import { Encrypter } from '../../lib/php/Encrypter';
 import { PhpObject, type PhpValue } from '../../lib/php/values';
 import { RedisQueue } from '../../lib/RedisQueue';
@@ -157,6 +158,35 @@ for (const line of LARAVEL_LINES) describe(`interop: larq and Laravel ${line} on
           expect(records[0].description).to.deep.equal(theirs.description);
         }
         expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+      });
+    }
+
+    // An encrypted command differs in every dispatch (a random IV): it is compared decrypted, the
+    // envelope around it byte for byte.
+    for (const scenario of Object.keys(NODE_SHAPES)) {
+      it(`${scenario}: the payload Laravel writes for the same job, byte for byte (uuid and id aside)`, async function () {
+        // Both clocks stand still at the same second, so createdAt (12.11+) agrees too.
+        const now = 1_767_225_600;
+        const theirs = randomPrefix();
+        await phpDispatch(scenario, { port, prefix: theirs, now });
+        const [phpRaw] = await client.lrange(`${theirs}queues:default`, 0, -1);
+        const ours = randomPrefix();
+        const encrypter = new Encrypter(FIXTURE_APP_KEY);
+        const q = new RedisQueue({ connection: { port }, prefix: ours, laravel: major, clock: new FakeClock(now * 1000), encrypter });
+        queues.push(q);
+        await q.push(NODE_SHAPES[scenario]());
+        const [larqRaw] = await client.lrange(`${ours}queues:default`, 0, -1);
+        const masked = (raw: string): string => {
+          const { uuid, id } = JSON.parse(raw) as { uuid: string; id: string };
+          const masks = raw.replace(uuid, '<uuid>').replace(id, '<id>');
+          // base64 text holds no '"', so the command's JSON string ends at the next quote
+          return scenario === 'object-encrypted' ? masks.replace(/"command":"[^"]*"/, '"command":"<encrypted>"') : masks;
+        };
+        expect(masked(larqRaw)).to.equal(masked(phpRaw));
+        if (scenario === 'object-encrypted') {
+          const command = (raw: string) => encrypter.decryptBuffer((JSON.parse(raw) as { data: { command: string } }).data.command, false);
+          expect(command(larqRaw).equals(command(phpRaw)), 'the decrypted commands, byte for byte').to.equal(true);
+        }
       });
     }
 

@@ -11,8 +11,14 @@ import type { LaravelLine } from '../../lib/LaravelLine';
 /** The job classes, the dispatch.php shapes and nodeChain, declared for one Laravel line. */
 export function phpJobsFor(line: LaravelLine) {
   const traits = laravelJobTraits(line);
+  // jobs.php declares its properties untyped and without an initializer, which gives each the default
+  // null: SerializesModels on 12/13 leaves such a property out while it is still null.
   const job = (name: string, props: Parameters<typeof phpClass>[1]): PhpClass =>
-    phpClass(`App\\Jobs\\${name}`, props, { traits, serializesModels: true });
+    phpClass(
+      `App\\Jobs\\${name}`,
+      Object.fromEntries(Object.entries(props).map(([n, spec]) => [n, typeof spec === 'string' ? { visibility: spec, default: null } : spec])),
+      { traits, serializesModels: true },
+    );
 
   const SendWelcomeEmail = job('SendWelcomeEmail', { to: 'public', subject: 'protected', meta: 'private' });
   const ScalarZoo = job('ScalarZoo', Object.fromEntries(
@@ -63,8 +69,8 @@ export function phpJobsFor(line: LaravelLine) {
       }),
     'object-models': () =>
       ModelJob.make({
-        user: php.model('App\\Models\\User', 7, { connection: 'mysql' }, 8),
-        users: php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, 8),
+        user: php.model('App\\Models\\User', 7, { connection: 'mysql' }, line),
+        users: php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, line),
       }),
     'object-dates': () =>
       DateJob.make({

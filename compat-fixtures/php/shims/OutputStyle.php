@@ -14,7 +14,7 @@ use Symfony\Component\Console\Style\SymfonyStyle;
 
 class OutputStyle extends SymfonyStyle
 {
-    /** Consecutive empty lines at the end of what was written so far. */
+    /** Line ends at the end of what was written so far. */
     private int $trailingNewLines = 0;
 
     public function __construct(InputInterface $input, private OutputInterface $output)
@@ -40,13 +40,13 @@ class OutputStyle extends SymfonyStyle
         parent::newLine($count);
     }
 
-    /** How many empty lines end the output so far. */
+    /** How many line ends close the output so far. */
     public function newLinesWritten()
     {
         return $this->trailingNewLines;
     }
 
-    /** Whether the output so far ends with an empty line. */
+    /** Whether the output so far ends with a line end. */
     public function newLineWritten()
     {
         return $this->trailingNewLines > 0;
@@ -77,16 +77,13 @@ class OutputStyle extends SymfonyStyle
         return $this->output;
     }
 
+    /** Line ends at the end of the last message, plus the one writeln or $newline adds. */
     private function count(iterable $messages, bool $newline): void
     {
+        $last = '';
         foreach ($messages as $message) {
-            $text = (string) $message;
-            if ($text === '' && $newline) {
-                $this->trailingNewLines++;
-                continue;
-            }
-            $trimmed = rtrim($text, "\n");
-            $this->trailingNewLines = $trimmed === '' ? $this->trailingNewLines + strlen($text) : strlen($text) - strlen($trimmed);
+            $last = (string) $message;
         }
+        $this->trailingNewLines = strlen($last) - strlen(rtrim($last, "\n")) + ($newline ? 1 : 0);
     }
 }

@@ -1,15 +1,16 @@
 // The file store (Laravel 10.10.1+'s FileFailedJobProvider; spec §14.1). Laravel 8.83 has no such
-// store, so the file is checked against the spec's format, and PHP's own json_decode /
-// json_encode(JSON_PRETTY_PRINT) (what that store reads and writes with) where PHP is installed.
+// store, so the file is checked against the spec's format and PHP's own json_decode /
+// json_encode(JSON_PRETTY_PRINT) (what that store reads and writes with), and against real Laravel
+// 12.67's and 13.26's FileFailedJobProvider on the same file.
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { dirname, join } from 'path';
 import { FakeClock } from '../../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
-import { requirePhp, runPhp } from '../../support/php';
+import { LARAVEL_LINES, laravelHarness, requirePhp, runPhp } from '../../support/php';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
 
 const T0 = 1_700_000_000; // 2023-11-14 22:13:20 UTC
@@ -153,4 +154,77 @@ describe('failed jobs: file store', () => {
       back.forEach((p, i) => expect(sameBytes(p, payloads[i]), `payload ${i}`).to.equal(true));
     });
   });
+
+  // Laravel's own FileFailedJobProvider exists from 10.10.1: the 12.67 and 13.26 lines here.
+  for (const line of LARAVEL_LINES.filter((l) => l !== '8.83')) {
+    describe(`shared with Laravel ${line}'s FileFailedJobProvider`, () => {
+      const laravel = laravelHarness(line);
+
+      before(function () {
+        requirePhp(this, line);
+      });
+
+      async function php<T>(command: string, arg?: object, env: Record<string, string> = {}): Promise<T> {
+        const args = arg === undefined ? [command] : [command, JSON.stringify(arg)];
+        const res = await laravel.runPhp('failed-provider.php', args, { LARQ_FAILED_DRIVER: 'file', LARQ_FAILED_FILE: path, ...env });
+        if (res.code !== 0) throw new Error(`failed-provider.php ${command} exited ${res.code}:\n${res.stderr}`);
+        return JSON.parse(res.stdout) as T;
+      }
+
+      interface LaravelRecord {
+        id: string;
+        connection: string;
+        queue: string;
+        payload: string;
+        exception: string;
+        failed_at: string;
+        failed_at_timestamp: number;
+      }
+
+      it('Laravel reads, finds and forgets what larq wrote; larq sees the forget', async () => {
+        const ids = [randomUUID(), randomUUID(), randomUUID()];
+        const payloads = ids.map((id) => trickyPayload(id));
+        for (const [i, p] of payloads.entries()) {
+          await store.log('redis', i === 1 ? 'emails' : 'default', p, new Error(`boom ${i} é`));
+          clock.advance(1);
+        }
+        const mine = await store.all();
+        const theirs = await php<LaravelRecord[]>('all');
+        expect(theirs.map((r) => r.id)).to.deep.equal([...ids].reverse());
+        for (const [i, r] of theirs.entries()) {
+          expect(r).to.include({ connection: mine[i].connection, queue: mine[i].queue, exception: mine[i].exception, failed_at: mine[i].failed_at });
+          expect(sameBytes(r.payload, payloads[2 - i]), `payload ${i}`).to.equal(true);
+        }
+        expect(theirs.map((r) => r.failed_at_timestamp)).to.deep.equal([T0 + 2, T0 + 1, T0]);
+        expect((await php<LaravelRecord>('find', { id: ids[1] })).queue).to.equal('emails');
+
+        expect(await php<boolean>('forget', { id: ids[1] })).to.equal(true);
+        expect(await store.find(ids[1])).to.equal(null);
+        expect((await store.all()).map((r) => r.id)).to.deep.equal([ids[2], ids[0]]);
+      });
+
+      it('larq reads what Laravel wrote, and both keep the file newest first', async () => {
+        // Laravel's store writes into an existing folder (an app's storage/); it does not make one.
+        mkdirSync(dirname(path), { recursive: true });
+        const first = randomUUID();
+        const logged = await php<{ id: string; exception: string }>(
+          'log',
+          { connection: 'redis', queue: 'default', payload_b64: Buffer.from(trickyPayload(first)).toString('base64'), message: 'from PHP é' },
+          { LARQ_NOW: String(T0) },
+        );
+        expect(logged.id).to.equal(first);
+        const record = (await store.find(first))!;
+        expect(record).to.include({ id: first, connection: 'redis', queue: 'default', exception: logged.exception });
+        expect(sameBytes(record.payload, trickyPayload(first)), 'payload bytes').to.equal(true);
+
+        clock.advance(5);
+        const second = randomUUID();
+        await store.log('redis', 'default', simplePayload(second), 'E');
+        expect((await php<LaravelRecord[]>('all')).map((r) => r.id)).to.deep.equal([second, first]);
+        // Laravel's prune drops records failed before the cutoff, whoever wrote them.
+        expect(await php<number>('prune', { before: T0 + 1 })).to.equal(1);
+        expect((await store.all()).map((r) => r.id)).to.deep.equal([second]);
+      });
+    });
+  }
 });
