@@ -283,6 +283,19 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
+   * larq's fallback when the failed-job store cannot take a failure: in one MULTI, remove the job's
+   * reservation and append `entry` (its reason, then its exact payload; see lib/failed/FailedList) to
+   * `<queue>:larq:failed`, so the job is never out of Redis before it is in that list.
+   */
+  async moveToFailedList(queue: string | null | undefined, job: RedisJob, entry: Buffer): Promise<void> {
+    const keys = this.keysFor(queue);
+    const replies = await this.client.multi().zrem(keys.reserved, job.reservedMember()).rpush(keys.failed, entry).exec();
+    if (replies === null) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} was aborted`);
+    const error = replies.find(([err]) => err)?.[0];
+    if (error) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} failed: ${error.message}`, { cause: error });
+  }
+
+  /**
    * Push a running job's reservation to `until` (Unix seconds), only while it is still reserved: larq's
    * heartbeat, so a long job is not migrated back and started twice. False when it is no longer reserved.
    */

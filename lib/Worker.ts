@@ -25,7 +25,7 @@ import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEven
 import type { FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
 import { CacheSignals } from './worker/CacheSignals';
-import { failJob } from './worker/fail';
+import { failJob, FailureRecorder } from './worker/fail';
 import { Heartbeat } from './worker/heartbeat';
 import { InFlight } from './worker/InFlight';
 import { causedByLostConnection } from './worker/lostConnection';
@@ -66,6 +66,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly sleepImpl: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly attemptContext: AttemptContext<J>;
   private readonly slots: Slots<J>;
+  private readonly recorder: FailureRecorder;
   private running = false;
   private paused = false;
   private shouldQuit = false;
@@ -93,6 +94,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     // A sleep that rejects must not leave a rejected promise behind in the slots or the loop.
     this.sleepImpl = (ms, signal) => sleep(ms, signal).catch((e: unknown) => this.report(e));
     this.slots = new Slots(this.options.concurrency);
+    this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e));
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failJob(job, e) };
   }
@@ -239,11 +241,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   }
 
   /**
-   * Laravel's Job::fail (§9.2): mark failed; unless already deleted, delete the reservation, call the
-   * runner's failed hook (its errors are reported, not fatal), fire JobFailed, then record the failure.
+   * Laravel's Job::fail (§9.2): mark failed; unless already deleted, record the failure, delete the
+   * reservation once it is recorded (see worker/fail), call the runner's failed hook (its errors are
+   * reported, not fatal), fire JobFailed.
    */
   async failJob(job: J, error?: Error): Promise<void> {
-    await failJob(job, error, this.runner, this.deps.failer, {
+    await failJob(job, error, this.runner, this.recorder, {
       jobFailed: (failed, exception) => this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
       report: (e) => this.report(e),
     });

@@ -1,6 +1,15 @@
 // Laravel's Job::fail (spec §9.2) plus queue:work's JobFailed listener that writes the failed-job record
 // (§10.15): in Laravel these live on the job and in the command; here the worker owns them.
-import { ManuallyFailedError } from '../errors';
+//
+// One deliberate difference: Laravel deletes the job first and then writes the record, so a store that
+// cannot be written loses the job. Here the record is written first and the job deleted only after. When
+// the store refuses, the job moves (in one MULTI with the removal of its reservation) to larq's failed list
+// in Redis with the reason; when even that is impossible, it stays reserved and comes back after
+// retry_after, where the attempts check fails it again. Either way the worker reports it by uuid and name.
+import { formatException } from '../failed/formatException';
+import { encodeFailedEntry, generatedUuid } from '../failed/FailedList';
+import { formatDateTime } from '../failed/timestamp';
+import { FailedJobNotRecordedError, InvalidPayloadError, ManuallyFailedError } from '../errors';
 import type { FailedJobLogger, JobRunner, WorkerJob } from '../jobs/contracts';
 
 /** Where a failure is announced. */
@@ -9,23 +18,96 @@ export interface FailureReporting<J extends WorkerJob> {
   report(error: unknown): void;
 }
 
+/** Where a failure ended up: the store, larq's failed list, still reserved, or nowhere (no store configured). */
+export type FailureKept = 'store' | 'redis' | 'reserved' | 'none';
+
+// While the store is failing, failures go straight to Redis and the store is tried again after this
+// pause, doubled after each failed try up to the cap, so a store that is down does not cost every failing
+// job a connection attempt (or a connect timeout).
+const FIRST_PAUSE_MS = 1000;
+const LONGEST_PAUSE_MS = 30_000;
+
 /**
- * Mark the job failed; unless it is already deleted: delete its reservation, call the runner's failed hook
- * (an error there is reported, not fatal), fire JobFailed even if the delete threw, then write the record
- * (connection, bare queue, original raw body, exception).
+ * Writes failure records for one worker: the store first, larq's failed list in Redis when the store
+ * cannot take the record, the job left reserved when neither can. Never throws.
+ */
+export class FailureRecorder {
+  private pauseMs = 0;
+  private retryStoreAt = 0;
+  private lastStoreError: unknown = null;
+
+  constructor(
+    private readonly failer: FailedJobLogger | undefined,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  /** Record the failure of `job`; says where it is kept. Problems go to `report`, naming the job. */
+  async record(job: WorkerJob, exception: Error, report: (error: unknown) => void): Promise<FailureKept> {
+    if (this.failer === undefined) return 'none';
+    const payload = job.getRawBytes?.() ?? job.getRawBody();
+    let refusal = this.lastStoreError;
+    if (this.nowMs() >= this.retryStoreAt) {
+      try {
+        await this.failer.log(job.getConnectionName(), job.getQueue(), payload, exception);
+        this.pauseMs = 0;
+        this.lastStoreError = null;
+        return 'store';
+      } catch (e) {
+        refusal = e;
+        // A payload the store cannot hold says nothing about the store's health.
+        if (!(e instanceof InvalidPayloadError)) this.storeFailed(e, report);
+      }
+    }
+    return this.keepInRedis(job, exception, payload, refusal, report);
+  }
+
+  private storeFailed(error: unknown, report: (error: unknown) => void): void {
+    if (this.lastStoreError === null) report(error); // the store's own error, once per outage
+    this.lastStoreError = error;
+    this.pauseMs = Math.min(Math.max(this.pauseMs * 2, FIRST_PAUSE_MS), LONGEST_PAUSE_MS);
+    this.retryStoreAt = this.nowMs() + this.pauseMs;
+  }
+
+  private async keepInRedis(job: WorkerJob, exception: Error, payload: string | Buffer, refusal: unknown, report: (error: unknown) => void): Promise<FailureKept> {
+    const uuid = job.uuid() ?? generatedUuid();
+    const why = refusal instanceof Error ? refusal.message : String(refusal);
+    const what = `job ${uuid} (${job.resolveName()}) on queue "${job.getQueue()}" failed and the failed-job store could not record it (${why})`;
+    if (job.moveToFailedList !== undefined) {
+      try {
+        const failedAt = formatDateTime(this.nowMs(), 'UTC');
+        const entry = { uuid, connection: job.getConnectionName(), queue: job.getQueue(), exception: formatException(exception), failed_at: failedAt, reason: why };
+        await job.moveToFailedList(encodeFailedEntry(entry, payload));
+        report(new FailedJobNotRecordedError(`${what}: kept in larq's failed list in Redis (see larq failed, larq retry)`, uuid, 'redis', { cause: refusal }));
+        return 'redis';
+      } catch (e) {
+        refusal = e;
+      }
+    }
+    const more = refusal instanceof Error && refusal.message !== why ? `; nor could Redis keep it (${refusal.message})` : '';
+    report(new FailedJobNotRecordedError(`${what}${more}: it stays reserved and comes back after retry_after`, uuid, 'reserved', { cause: refusal }));
+    return 'reserved';
+  }
+}
+
+/**
+ * Mark the job failed; unless it is already deleted: record the failure (connection, bare queue, original
+ * payload bytes, exception), delete the reservation only once the record is written, call the runner's
+ * failed hook (an error there is reported, not fatal), and fire JobFailed even if the delete threw.
  */
 export async function failJob<J extends WorkerJob>(
   job: J,
   error: Error | undefined,
   runner: JobRunner<J>,
-  failer: FailedJobLogger | undefined,
+  recorder: FailureRecorder,
   out: FailureReporting<J>,
 ): Promise<void> {
   const exception = error ?? new ManuallyFailedError(job);
   job.markAsFailed();
   if (job.isDeleted()) return;
+  const kept = await recorder.record(job, exception, out.report);
   try {
-    await job.delete();
+    // 'redis' took the reservation away with the move; 'reserved' must keep it.
+    if (kept === 'store' || kept === 'none') await job.delete();
     try {
       await runner.failed?.(job, exception);
     } catch (e) {
@@ -33,10 +115,5 @@ export async function failJob<J extends WorkerJob>(
     }
   } finally {
     out.jobFailed(job, exception);
-    try {
-      await failer?.log(job.getConnectionName(), job.getQueue(), job.getRawBody(), exception);
-    } catch (e) {
-      out.report(e);
-    }
   }
 }

@@ -1,0 +1,163 @@
+// What a failure record keeps (issue 21, findings 8 and 12): a job without a uuid (a raw job pushed by
+// another producer) is recorded under a generated uuid, never dropped; a payload with bytes that are not
+// valid UTF-8 keeps those exact bytes from the pop to the record to `larq retry`; an `"attempts":"0"`
+// (a string) runs, as PHP's `+ 1` counts it. A real redis-server, SQLite and the file store.
+import { expect } from 'chai';
+import { randomUUID } from 'crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type Redis from 'ioredis';
+import Sqlite from 'better-sqlite3';
+import { main } from '../../../lib/cli/main';
+import { createWorker } from '../../../lib/createWorker';
+import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
+import type { FailedJobProvider } from '../../../lib/failed/FailedJobProvider';
+import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
+import { Handlers } from '../../../lib/handlers/Handlers';
+import { RedisQueue } from '../../../lib/RedisQueue';
+import { createFailedJobsTable } from '../../../lib/sql';
+import { randomPrefix, rawClient, requireRedis } from '../../support/redis';
+
+/** A payload as PHP's json_encode writes a string job, with `bytes` as the value of data.s. */
+function payloadWith(uuid: string, bytes: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`), bytes, Buffer.from('"},"attempts":0}')]);
+}
+
+const INVALID_UTF8 = Buffer.from([0x41, 0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x42]);
+
+describe('failure records: uuid-less jobs, exact payload bytes, string attempts', function () {
+  this.timeout(30000);
+  let port: number;
+  let client: Redis;
+  let dir: string;
+  let prefix: string;
+  let queue: RedisQueue;
+  let sqliteFile: string;
+  let envFile: string;
+
+  before(async function () {
+    port = await requireRedis(this);
+    client = rawClient(port);
+    dir = mkdtempSync(join(tmpdir(), 'larq-records-'));
+  });
+  after(() => {
+    client?.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    prefix = randomPrefix();
+    queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 90 });
+    sqliteFile = join(dir, `${prefix}.sqlite`);
+    await createFailedJobsTable({ driver: 'sqlite', database: sqliteFile });
+    envFile = join(dir, `${prefix}.env`);
+    mkdirSync(join(dir, prefix));
+  });
+  afterEach(async () => queue.close());
+
+  function writeEnv(failed: 'database-uuids' | 'file'): void {
+    const lines = ['APP_NAME=Shop', 'QUEUE_CONNECTION=redis', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${sqliteFile}`];
+    lines.push(`QUEUE_FAILED_DRIVER=${failed}`);
+    writeFileSync(envFile, `${lines.join('\n')}\n`);
+  }
+
+  async function larq(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+    return { code, out, err };
+  }
+
+  async function failAll(store: FailedJobProvider): Promise<string[]> {
+    const handlers = new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
+    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+    const errors: string[] = [];
+    worker.on('error', (e) => void errors.push(e.message));
+    await worker.daemon('default');
+    return errors;
+  }
+
+  // Where the file store lives in the app `larq --app` points at, as in Laravel.
+  const filePath = () => join(dir, prefix, 'storage', 'framework', 'cache', 'failed-jobs.json');
+  const sqliteStore = () => new DatabaseFailedJobProvider({ driver: 'sqlite', database: sqliteFile });
+
+  for (const kind of ['database-uuids', 'file'] as const) {
+    it(`records a failing job without a uuid (another producer's raw push) in the ${kind} store`, async () => {
+      const raw = '{"job":"App\\\\Jobs\\\\Boom@handle","data":{"n":1},"attempts":0}';
+      await client.rpush(`${prefix}queues:default`, raw);
+      const store = kind === 'file' ? new FileFailedJobProvider(filePath()) : sqliteStore();
+      try {
+        await failAll(store);
+        const records = await store.all();
+        expect(records.map((r) => r.payload)).to.deep.equal([raw]);
+        expect(String(records[0].id)).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(await queue.size()).to.equal(0);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  it('keeps the exact bytes of a payload that is not valid UTF-8 in the SQLite record and through larq retry', async () => {
+    const uuid = randomUUID();
+    const bytes = payloadWith(uuid, INVALID_UTF8);
+    await client.rpush(`${prefix}queues:default`, bytes);
+    const store = sqliteStore();
+    try {
+      await failAll(store);
+    } finally {
+      await store.close();
+    }
+    const db = new Sqlite(sqliteFile);
+    const row = db.prepare('SELECT payload FROM failed_jobs WHERE uuid = ?').get(uuid) as { payload: Buffer | string } | undefined;
+    db.close();
+    expect(row, 'the failure record').to.not.equal(undefined);
+    expect(Buffer.from(row!.payload as Buffer).equals(bytes), 'record payload bytes').to.equal(true);
+
+    writeEnv('database-uuids');
+    const retried = await larq('retry', uuid);
+    expect(retried.code, retried.err.join('\n')).to.equal(0);
+    const [pushed] = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    expect(pushed?.equals(bytes), `retried bytes ${pushed?.toString('hex')}`).to.equal(true);
+  });
+
+  it('keeps a payload the file store cannot hold (not UTF-8) in Redis, byte for byte, listed by larq failed and retried by larq retry', async () => {
+    const uuid = randomUUID();
+    const bytes = payloadWith(uuid, INVALID_UTF8);
+    await client.rpush(`${prefix}queues:default`, bytes);
+    const store = new FileFailedJobProvider(filePath());
+    const errors = await failAll(store);
+    expect(await store.all()).to.deep.equal([]);
+    expect(errors.some((m) => m.includes(uuid) && m.includes('App\\Jobs\\Boom@handle')), errors.join('\n')).to.equal(true);
+
+    writeEnv('file');
+    const listed = await larq('failed', '--json');
+    const rows = JSON.parse(listed.out.join('\n')) as { id: string; queue: string; class: string }[];
+    expect(rows.map((r) => [r.id, r.queue, r.class])).to.deep.equal([[uuid, 'default', 'App\\Jobs\\Boom@handle']]);
+
+    const retried = await larq('retry', uuid);
+    expect(retried.code, retried.err.join('\n')).to.equal(0);
+    const [pushed] = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    expect(pushed?.equals(bytes), `retried bytes ${pushed?.toString('hex')}`).to.equal(true);
+    expect(JSON.parse((await larq('failed', '--json')).out.join('\n'))).to.deep.equal([]);
+  });
+
+  it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
+    await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
+    const seen: number[] = [];
+    const handlers = new Handlers().string('App\\Jobs\\Ok@handle', async (_data, ctx) => {
+      seen.push(ctx.attempts);
+      await ctx.delete();
+    });
+    const store = sqliteStore();
+    try {
+      const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+      await worker.daemon('default');
+      expect(seen).to.deep.equal([1]);
+      expect(await store.all()).to.deep.equal([]);
+      expect(await queue.size()).to.equal(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
