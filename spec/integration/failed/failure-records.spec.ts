@@ -142,6 +142,42 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     expect(JSON.parse((await larq('failed', '--json')).out.join('\n'))).to.deep.equal([]);
   });
 
+  it('lists and counts quarantined payloads with their reason in larq size, monitor and failed; forget and flush remove them', async () => {
+    const uuid = randomUUID();
+    const bad = ['not json', `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":"many"}`];
+    await client.rpush(`${prefix}queues:default`, ...bad);
+    for (let i = 0; i < bad.length; i++) await queue.pop().catch(() => undefined);
+    writeEnv('database-uuids');
+
+    const sizes = JSON.parse((await larq('size', '--json')).out.join('\n')) as { queue: string; size: number; invalid: number; failed: number }[];
+    expect(sizes).to.deep.include({ connection: 'redis', queue: 'default', size: 0, pending: 0, delayed: 0, reserved: 0, failed: 0, invalid: 2 });
+    const monitor = await larq('monitor');
+    expect(monitor.out[0]).to.match(/^Queue +Size +Pending +Delayed +Reserved +Failed +Invalid +Status$/);
+    expect(monitor.out[1]).to.match(/^redis:default +0 +0 +0 +0 +0 +2 +OK$/);
+
+    const failed = await larq('failed', '--json');
+    const rows = JSON.parse(failed.out.join('\n')) as { id: string; queue: string; class: string; kept: string }[];
+    expect(rows.map((r) => [r.queue, r.kept])).to.deep.equal([['default', 'quarantine'], ['default', 'quarantine']]);
+    expect(rows[1]).to.include({ id: uuid, class: 'App\\Jobs\\Boom@handle' });
+    expect(rows[0].id).to.match(/^invalid-[0-9a-f]{12}$/);
+    const table = await larq('failed');
+    expect(table.out[0]).to.match(/^ID +Connection +Queue +Class +Failed At +Kept$/);
+
+    // The reason the pop script gave is kept with the payload (Lua's arithmetic error on "many").
+    const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
+    const kept = await new RedisFailedLists(client, queue.keys).all();
+    expect(kept.map((k) => k.exception)).to.satisfy((texts: string[]) => texts.every((t) => /could not reserve it \(.+\)/.test(t)));
+    expect(kept[1].exception).to.contain("arithmetic on field 'attempts'");
+
+    const refused = await larq('retry', uuid);
+    expect(refused.code).to.equal(1);
+    expect(refused.err.join('\n')).to.contain('quarantined');
+    expect((await larq('forget', rows[0].id)).code).to.equal(0);
+    expect(await client.llen(`${prefix}queues:default:larq:invalid`)).to.equal(1);
+    expect((await larq('flush')).code).to.equal(0);
+    expect(await client.exists(`${prefix}queues:default:larq:invalid`)).to.equal(0);
+  });
+
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
     await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
     const seen: number[] = [];
