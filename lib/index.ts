@@ -62,4 +62,5 @@ export {
   UnknownJobError,
   PhpOnlyJobError,
   CacheValueError,
+  FailedJobNotRecordedError,
 } from './errors';

@@ -26,6 +26,10 @@ export type FailureKept = 'store' | 'redis' | 'reserved' | 'none';
 // job a connection attempt (or a connect timeout).
 const FIRST_PAUSE_MS = 1000;
 const LONGEST_PAUSE_MS = 30_000;
+// A store write that has not answered by then counts as refused: a database that stopped answering (a
+// dropped route, a lock) must not hold the job's slot for good. Should the write still land later, the
+// job is in the store and in the failed list: twice, never lost.
+const STORE_WRITE_LIMIT_MS = 15_000;
 
 /**
  * Writes failure records for one worker: the store first, larq's failed list in Redis when the store
@@ -48,7 +52,7 @@ export class FailureRecorder {
     let refusal = this.lastStoreError;
     if (this.nowMs() >= this.retryStoreAt) {
       try {
-        await this.failer.log(job.getConnectionName(), job.getQueue(), payload, exception);
+        await withinLimit(this.failer.log(job.getConnectionName(), job.getQueue(), payload, exception), STORE_WRITE_LIMIT_MS);
         this.pauseMs = 0;
         this.lastStoreError = null;
         return 'store';
@@ -87,6 +91,15 @@ export class FailureRecorder {
     report(new FailedJobNotRecordedError(`${what}${more}: it stays reserved and comes back after retry_after`, uuid, 'reserved', { cause: refusal }));
     return 'reserved';
   }
+}
+
+function withinLimit<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the failed-job store did not answer within ${ms / 1000} s`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
 
 /**
