@@ -3,12 +3,13 @@
 // unreachable from the start. Every job must end up either in the store or still in Redis (waiting,
 // delayed, reserved or in larq's failed list), and the worker must name each job it could not record.
 import { expect } from 'chai';
+import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 import { createWorker } from '../../../lib/createWorker';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
 import { Handlers } from '../../../lib/handlers/Handlers';
 import { RedisQueue } from '../../../lib/RedisQueue';
-import { connectSql, createFailedJobsTable, type SqlClient } from '../../../lib/sql';
+import { connectSql, createFailedJobsTable, type SqlClient, type SqlConnectionConfig } from '../../../lib/sql';
 import { DATABASE_KINDS, freshTable, openTestDatabase, type TestDatabase } from '../../support/databases';
 import { freePort, randomPrefix, rawClient, requireRedis } from '../../support/redis';
 
@@ -46,6 +47,57 @@ async function pushFailingJobs(queue: RedisQueue, count: number): Promise<string
 
 const failing = () => new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
 
+/** How the store is made unwritable and writable again. */
+interface Fault {
+  /** The connection settings the store under test uses. */
+  config: SqlConnectionConfig;
+  break(): Promise<void>;
+  repair(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** The table renamed away and back: any backend. */
+function renameFault(sql: SqlClient, db: TestDatabase, table: string): Fault {
+  const rename = (from: string, to: string) => sql.execute(`ALTER TABLE ${sql.quote(from)} RENAME TO ${sql.quote(to)}`).then(() => undefined);
+  return { config: db.config, break: () => rename(table, `${table}_off`), repair: () => rename(`${table}_off`, table), dispose: async () => undefined };
+}
+
+/** INSERT revoked from the store's own database user and granted again (a superuser would ignore the revoke). */
+async function revokeFault(sql: SqlClient, db: TestDatabase, table: string): Promise<Fault> {
+  const user = `larq_fault_${randomBytes(4).toString('hex')}`;
+  const config = db.config as Exclude<SqlConnectionConfig, { client: unknown }> & { database: string };
+  if (db.kind === 'pgsql') {
+    const t = sql.quote(table);
+    await sql.execute(`CREATE ROLE "${user}" LOGIN`);
+    await sql.execute(`GRANT SELECT, INSERT, DELETE ON ${t} TO "${user}"`);
+    await sql.execute(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "${user}"`);
+    return {
+      config: { ...config, user } as SqlConnectionConfig,
+      break: () => sql.execute(`REVOKE INSERT ON ${t} FROM "${user}"`).then(() => undefined),
+      repair: () => sql.execute(`GRANT INSERT ON ${t} TO "${user}"`).then(() => undefined),
+      dispose: async () => {
+        await sql.execute(`DROP OWNED BY "${user}"`);
+        await sql.execute(`DROP ROLE "${user}"`);
+      },
+    };
+  }
+  // MariaDB: table privileges apply from the client's next statement; one account per host form a
+  // connection can arrive as (TCP from 127.0.0.1, or the socket as localhost).
+  const hosts = ['%', 'localhost', '127.0.0.1'];
+  const t = `\`${config.database}\`.\`${table}\``;
+  const each = async (statement: (account: string) => string) => {
+    for (const host of hosts) await sql.execute(statement(`'${user}'@'${host}'`));
+  };
+  await each((a) => `CREATE USER ${a} IDENTIFIED BY 'fault'`);
+  await each((a) => `GRANT SELECT, INSERT, DELETE ON ${t} TO ${a}`);
+  return {
+    config: { ...config, user, password: 'fault' } as SqlConnectionConfig,
+    break: () => each((a) => `REVOKE INSERT ON ${t} FROM ${a}`),
+    repair: () => each((a) => `GRANT INSERT ON ${t} TO ${a}`),
+    dispose: () => each((a) => `DROP USER ${a}`),
+  };
+}
+
 for (const kind of DATABASE_KINDS) {
   describe(`failed-job store faults on ${kind}`, function () {
     this.timeout(120000);
@@ -66,48 +118,52 @@ for (const kind of DATABASE_KINDS) {
       await db?.dispose();
     });
 
-    it(`loses no failure record of ${JOBS} failing jobs while the table is unwritable for 5 s mid-run`, async function () {
-      const prefix = randomPrefix();
-      const table = freshTable();
-      await createFailedJobsTable(sql, { table, uuid: true });
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 60 });
-      const store = new DatabaseFailedJobProvider(db.config, { table });
-      try {
-        const pushed = await pushFailingJobs(queue, JOBS);
-        expect(pushed).to.have.length(JOBS);
-        const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 }, { failed: store });
-        const errors: string[] = [];
-        worker.on('error', (e) => void errors.push(e.message));
-        // The store goes away after the first few hundred failures, for 5 s, by renaming the table.
-        let failures = 0;
-        let restored: Promise<void> | undefined;
-        worker.on('JobFailed', () => {
-          if (++failures !== 300) return;
-          restored = (async () => {
-            await sql.execute(`ALTER TABLE ${sql.quote(table)} RENAME TO ${sql.quote(`${table}_off`)}`);
-            await new Promise((r) => setTimeout(r, OUTAGE_MS));
-            await sql.execute(`ALTER TABLE ${sql.quote(`${table}_off`)} RENAME TO ${sql.quote(table)}`);
-          })();
-        });
-        await worker.daemon('default');
-        await restored;
+    for (const how of kind === 'sqlite' ? (['table renamed'] as const) : (['table renamed', 'INSERT revoked'] as const)) {
+      it(`loses no failure record of ${JOBS} failing jobs while the store is unwritable for 5 s mid-run (${how})`, async function () {
+        const prefix = randomPrefix();
+        const table = freshTable();
+        await createFailedJobsTable(sql, { table, uuid: true });
+        const fault = how === 'table renamed' ? renameFault(sql, db, table) : await revokeFault(sql, db, table);
+        const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 60 });
+        const store = new DatabaseFailedJobProvider(fault.config, { table });
+        try {
+          const pushed = await pushFailingJobs(queue, JOBS);
+          expect(pushed).to.have.length(JOBS);
+          const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 }, { failed: store });
+          const errors: string[] = [];
+          worker.on('error', (e) => void errors.push(e.message));
+          // The store goes away after the first few hundred failures, for 5 s.
+          let failures = 0;
+          let restored: Promise<void> | undefined;
+          worker.on('JobFailed', () => {
+            if (++failures !== 300) return;
+            restored = (async () => {
+              await fault.break();
+              await new Promise((r) => setTimeout(r, OUTAGE_MS));
+              await fault.repair();
+            })();
+          });
+          await worker.daemon('default');
+          await restored;
 
-        const recorded = (await sql.select(`SELECT ${sql.quote('uuid')} FROM ${sql.quote(table)}`)).map((r) => String(r.uuid));
-        const inRedis = await uuidsInRedis(client, prefix);
-        const accounted = new Set([...recorded, ...inRedis]);
-        const lost = pushed.filter((u) => !accounted.has(u));
-        expect(lost.length, `jobs with no failure record and gone from Redis (of ${JOBS})`).to.equal(0);
-        expect(recorded.length, 'some failures were recorded before and after the outage').to.be.greaterThan(0);
-        const unrecorded = pushed.filter((u) => !recorded.includes(u));
-        expect(unrecorded.length, 'the outage left some jobs unrecorded in the store').to.be.greaterThan(0);
-        const unnamed = unrecorded.filter((u) => !errors.some((m) => m.includes(u)));
-        expect(unnamed.length, 'unrecorded jobs the worker did not name').to.equal(0);
-      } finally {
-        await store.close();
-        await queue.close();
-        await client.del(...(await client.keys(`${prefix}*`)), 'x');
-      }
-    });
+          const recorded = (await sql.select(`SELECT ${sql.quote('uuid')} FROM ${sql.quote(table)}`)).map((r) => String(r.uuid));
+          const inRedis = await uuidsInRedis(client, prefix);
+          const accounted = new Set([...recorded, ...inRedis]);
+          const lost = pushed.filter((u) => !accounted.has(u));
+          expect(lost.length, `jobs with no failure record and gone from Redis (of ${JOBS})`).to.equal(0);
+          expect(recorded.length, 'some failures were recorded').to.be.greaterThan(0);
+          const unrecorded = pushed.filter((u) => !recorded.includes(u));
+          expect(unrecorded.length, 'the outage left some jobs unrecorded in the store').to.be.greaterThan(0);
+          const unnamed = unrecorded.filter((u) => !errors.some((m) => m.includes(u)));
+          expect(unnamed.length, 'unrecorded jobs the worker did not name').to.equal(0);
+        } finally {
+          await store.close();
+          await fault.dispose();
+          await queue.close();
+          await client.del(...(await client.keys(`${prefix}*`)), 'x');
+        }
+      });
+    }
   });
 }
 
