@@ -293,6 +293,9 @@ export class RedisQueue implements ReservedJobStore {
     if (replies === null) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} was aborted`);
     const error = replies.find(([err]) => err)?.[0];
     if (error) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} failed: ${error.message}`, { cause: error });
+    // No reservation was left (it expired and the job is back on the queue, where it will fail again and be
+    // recorded then): the entry would be a second copy, so it goes.
+    if (replies[0][1] === 0) await this.client.lrem(keys.failed, -1, entry);
   }
 
   /**

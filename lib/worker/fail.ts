@@ -74,7 +74,8 @@ export class FailureRecorder {
 
   private async keepInRedis(job: WorkerJob, exception: Error, payload: string | Buffer, refusal: unknown, report: (error: unknown) => void): Promise<FailureKept> {
     const uuid = job.uuid() ?? generatedUuid();
-    const why = refusal instanceof Error ? refusal.message : String(refusal);
+    // One line: `larq work` prints the first line of each error; the full error stays the cause.
+    const why = (refusal instanceof Error ? refusal.message : String(refusal)).split('\n')[0];
     const what = `job ${uuid} (${job.resolveName()}) on queue "${job.getQueue()}" failed and the failed-job store could not record it (${why})`;
     if (job.moveToFailedList !== undefined) {
       try {
