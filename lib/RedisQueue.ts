@@ -283,19 +283,17 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
-   * larq's fallback when the failed-job store cannot take a failure: in one MULTI, remove the job's
-   * reservation and append `entry` (its reason, then its exact payload; see lib/failed/FailedList) to
-   * `<queue>:larq:failed`, so the job is never out of Redis before it is in that list.
+   * larq's fallback when the failed-job store cannot take a failure: append `entry` (its reason, then its
+   * exact payload; see lib/failed/FailedList) to `<queue>:larq:failed`, then remove the job's reservation.
+   * In that order, as two steps: a MULTI would still run the ZREM when the RPUSH fails (WRONGTYPE), and
+   * lose the job; here a failure at any point leaves it in the list, still reserved, or both, never neither.
    */
   async moveToFailedList(queue: string | null | undefined, job: RedisJob, entry: Buffer): Promise<void> {
     const keys = this.keysFor(queue);
-    const replies = await this.client.multi().zrem(keys.reserved, job.reservedMember()).rpush(keys.failed, entry).exec();
-    if (replies === null) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} was aborted`);
-    const error = replies.find(([err]) => err)?.[0];
-    if (error) throw new LarqError(`queue "${job.getQueue()}": the move to ${keys.failed} failed: ${error.message}`, { cause: error });
-    // No reservation was left (it expired and the job is back on the queue, where it will fail again and be
+    await this.client.rpush(keys.failed, entry);
+    // No reservation was left (it expired and the job is back on its queue, where it fails again and is
     // recorded then): the entry would be a second copy, so it goes.
-    if (replies[0][1] === 0) await this.client.lrem(keys.failed, -1, entry);
+    if ((await this.client.zrem(keys.reserved, job.reservedMember())) === 0) await this.client.lrem(keys.failed, -1, entry);
   }
 
   /**

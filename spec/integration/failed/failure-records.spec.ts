@@ -178,6 +178,41 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     expect(await client.exists(`${prefix}queues:default:larq:invalid`)).to.equal(0);
   });
 
+  it('leaves a failed job reserved and names it when neither the store nor Redis can keep it; it comes back after retry_after and fails as attempt 2', async () => {
+    const short = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 1 });
+    const uuid = randomUUID();
+    await client.rpush(`${prefix}queues:default`, `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`);
+    // The failed list's key holds a string: RPUSH fails with WRONGTYPE. The store cannot be written either.
+    await client.set(`${prefix}queues:default:larq:failed`, 'in the way');
+    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    const handlers = new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
+    const run = async () => {
+      const worker = createWorker(short, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: refusing });
+      const errors: string[] = [];
+      worker.on('error', (e) => void errors.push(e.message));
+      await worker.daemon('default');
+      return errors;
+    };
+    try {
+      const first = await run();
+      expect(first.filter((m) => m.includes(uuid) && m.includes('stays reserved')), first.join('\n')).to.have.length(1);
+      expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+
+      await client.del(`${prefix}queues:default:larq:failed`);
+      await new Promise((r) => setTimeout(r, 2100)); // past retry_after (1 s, whole seconds)
+      const second = await run();
+      expect(second.filter((m) => m.includes(uuid) && m.includes("larq's failed list")), second.join('\n')).to.have.length(1);
+      expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(0);
+      const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
+      const [kept] = await new RedisFailedLists(client, short.keys).all();
+      // Counted as Laravel counts it: the reservation made it attempt 2, over maxTries 1.
+      expect(JSON.parse(kept.payload)).to.include({ uuid, attempts: 1 });
+      expect(kept.exception).to.match(/^MaxAttemptsExceededError: /);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
     await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
     const seen: number[] = [];
