@@ -6,6 +6,12 @@
 // the store refuses, the job moves (in one MULTI with the removal of its reservation) to larq's failed list
 // in Redis with the reason; when even that is impossible, it stays reserved and comes back after
 // retry_after, where the attempts check fails it again. Either way the worker reports it by uuid and name.
+// The failed hook and JobFailed run in every case: the attempt did fail (a job left reserved that fails
+// again runs them again, as it would under Laravel after a crash).
+//
+// A store that stays down does not stop the worker: jobs that succeed are unaffected, as under Laravel,
+// and failures keep going to Redis (reported one by one), where `larq failed` lists them and `larq retry`
+// pushes them back. The store is tried again after a pause that doubles up to LONGEST_PAUSE_MS.
 import { formatException } from '../failed/formatException';
 import { encodeFailedEntry, generatedUuid } from '../failed/FailedList';
 import { formatDateTime } from '../failed/timestamp';
