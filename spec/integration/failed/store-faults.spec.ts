@@ -3,7 +3,7 @@
 // unreachable from the start. Every job must end up either in the store or still in Redis (waiting,
 // delayed, reserved or in larq's failed list), and the worker must name each job it could not record.
 import { expect } from 'chai';
-import { randomBytes } from 'crypto';
+import { randomBytes, randomUUID } from 'crypto';
 import type Redis from 'ioredis';
 import { createWorker } from '../../../lib/createWorker';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
@@ -116,6 +116,33 @@ for (const kind of DATABASE_KINDS) {
       client?.disconnect();
       await sql?.close();
       await db?.dispose();
+    });
+
+    it('keeps a payload that is not valid UTF-8 byte for byte: in the table on SQLite, else in Redis, never altered', async function () {
+      const prefix = randomPrefix();
+      const table = freshTable();
+      await createFailedJobsTable(sql, { table, uuid: true });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 60 });
+      const store = new DatabaseFailedJobProvider(db.config, { table });
+      const uuid = randomUUID();
+      const bytes = Buffer.concat([Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`), Buffer.from([0xff, 0xc3, 0x28]), Buffer.from('"},"attempts":0}')]);
+      try {
+        await client.rpush(`${prefix}queues:default`, bytes);
+        const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+        await worker.daemon('default');
+        const rows = await sql.select(`SELECT ${sql.quote('payload')} FROM ${sql.quote(table)}`);
+        const kept = await client.lrangeBuffer(`${prefix}queues:default:larq:failed`, 0, -1);
+        if (kind === 'sqlite') {
+          expect(rows.map((r) => Buffer.from(r.payload as Buffer).equals(bytes))).to.deep.equal([true]);
+          expect(kept).to.deep.equal([]);
+        } else {
+          expect(rows).to.deep.equal([]);
+          expect(kept.map((e) => e.subarray(e.indexOf(0x0a) + 1).equals(bytes))).to.deep.equal([true]);
+        }
+      } finally {
+        await store.close();
+        await queue.close();
+      }
     });
 
     for (const how of kind === 'sqlite' ? (['table renamed'] as const) : (['table renamed', 'INSERT revoked'] as const)) {
