@@ -1,6 +1,7 @@
 // `larq failed`: artisan's queue:failed. Lists the app's failed jobs, newest first.
-import type { FailedJobRecord } from '../../failed';
-import { configFor, type Command } from '../args';
+import type { FailedJobProvider, FailedJobRecord } from '../../failed';
+import type { RedisFailedLists } from '../../failed/RedisFailedLists';
+import { configFor, type Command, type Io } from '../args';
 import { openFailedLists } from './failedLists';
 import { openFailedStore, withResources } from './shared';
 
@@ -46,14 +47,18 @@ Then the failed jobs larq keeps in Redis, with a Kept column: "redis" for failur
 record when they happened (larq retry pushes them back, larq forget deletes them), "quarantine" for
 payloads the pop could not reserve (not JSON, or no numeric attempts; larq forget deletes them).
 
-  --json      print JSON instead of a table`,
-  options: { json: { type: 'boolean' } },
+  --json      print JSON instead of a table
+  --to-store  first move the failures larq kept in Redis into the failed-job store (once it can be
+              written again), where artisan's queue:failed sees them too; failed_at becomes now`,
+  options: { json: { type: 'boolean' }, 'to-store': { type: 'boolean' } },
   positionals: { min: 0, max: 0, what: 'nothing' },
   async run(p, io) {
     const config = configFor(p);
     const rows = failedRows(
       await withResources(async (r) => {
-        const stored = await openFailedStore(config, r).all();
+        const store = openFailedStore(config, r);
+        if (p.values['to-store'] === true) await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
+        const stored = await store.all();
         try {
           return [...stored, ...(await (await openFailedLists(config, r, io)).lists.all())];
         } catch (e) {
@@ -73,3 +78,20 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
     return 0;
   },
 };
+
+// Each failure kept in larq's failed list goes into the store, then leaves the list: a crash in between
+// leaves it in both (a uuid already in the store is then only removed from the list), never in neither.
+async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io: Io): Promise<void> {
+  let moved = 0;
+  for (const job of await lists.all()) {
+    if (job.kind !== 'failed') continue;
+    try {
+      if ((await store.find(job.id)) === null) await store.log(job.connection, job.queue, job.bytes, job.exception);
+    } catch (e) {
+      io.err(`larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`);
+      continue;
+    }
+    if (await lists.forget(job)) moved++;
+  }
+  io.err(`Moved ${moved} failed job${moved === 1 ? '' : 's'} from Redis into the failed-job store.`);
+}

@@ -213,6 +213,31 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     }
   });
 
+  it('larq failed --to-store moves the failures kept in Redis into the store once it can be written', async () => {
+    const uuids = [randomUUID(), randomUUID()];
+    const payloads = uuids.map((u) => `{"uuid":"${u}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"é"},"attempts":0}`);
+    await client.rpush(`${prefix}queues:default`, ...payloads);
+    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    await failAll(refusing);
+    expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
+
+    writeEnv('database-uuids');
+    const moved = await larq('failed', '--to-store', '--json');
+    expect(moved.code, moved.err.join('\n')).to.equal(0);
+    expect(moved.err).to.deep.equal(['Moved 2 failed jobs from Redis into the failed-job store.']);
+    const rows = JSON.parse(moved.out.join('\n')) as { id: string; kept: string }[];
+    expect(rows.map((r) => [r.id, r.kept]).sort()).to.deep.equal(uuids.map((u) => [u, 'store']).sort());
+    expect(await client.exists(`${prefix}queues:default:larq:failed`)).to.equal(0);
+    const store = sqliteStore();
+    try {
+      const records = await store.all();
+      expect(records.map((r) => r.payload).sort()).to.deep.equal([...payloads].sort());
+      expect(records.every((r) => r.exception.startsWith('Error: boom'))).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
     await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
     const seen: number[] = [];
