@@ -285,6 +285,20 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
+   * larq's fallback when the failed-job store cannot take a failure: append `entry` (its reason, then its
+   * exact payload; see lib/failed/FailedList) to `<queue>:larq:failed`, then remove the job's reservation.
+   * In that order, as two steps: a MULTI would still run the ZREM when the RPUSH fails (WRONGTYPE), and
+   * lose the job; here a failure at any point leaves it in the list, still reserved, or both, never neither.
+   */
+  async moveToFailedList(queue: string | null | undefined, job: RedisJob, entry: Buffer): Promise<void> {
+    const keys = this.keysFor(queue);
+    await this.client.rpush(keys.failed, entry);
+    // No reservation was left (it expired and the job is back on its queue, where it fails again and is
+    // recorded then): the entry would be a second copy, so it goes.
+    if ((await this.client.zrem(keys.reserved, job.reservedMember())) === 0) await this.client.lrem(keys.failed, -1, entry);
+  }
+
+  /**
    * Push a running job's reservation to `until` (Unix seconds), only while it is still reserved: larq's
    * heartbeat, so a long job is not migrated back and started twice. False when it is no longer reserved.
    */

@@ -36,7 +36,7 @@ import { Attempt, attemptOf } from './worker/Attempt';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
 import { CacheSignals } from './worker/CacheSignals';
 import { Deadlines } from './worker/Deadlines';
-import { failJob } from './worker/fail';
+import { failJob, FailureRecorder } from './worker/fail';
 import { Heartbeat } from './worker/heartbeat';
 import { causedByLostConnection } from './worker/lostConnection';
 import { listenForSignals } from './worker/signals';
@@ -85,6 +85,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The attempts whose handlers have not settled, by job identity (uuid, else the raw payload): a job
   // popped again while its key is here is not started (from concurrency 2; one slot cannot hold two).
   private readonly handlersRunning = new Map<string, Attempt<J>>();
+  private readonly recorder: FailureRecorder;
   private running = false;
   private paused = false;
   private shouldQuit = false;
@@ -123,6 +124,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.slots = new Slots(this.options.concurrency);
     this.deadlines = new Deadlines(this.clock, this.sleepImpl, (now) => this.handleDeadlines(now));
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
+    this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e));
     // The worker's own fail decisions (before the run, after an exception, at the timeout) belong to the
     // attempt's end and are never fenced; failJob() is what handlers call.
@@ -291,8 +293,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   }
 
   /**
-   * Laravel's Job::fail (§9.2): mark failed; unless already deleted, delete the reservation, call the
-   * runner's failed hook (its errors are reported, not fatal), fire JobFailed, then record the failure.
+   * Laravel's Job::fail (§9.2): mark failed; unless already deleted, record the failure, delete the
+   * reservation once it is recorded (see worker/fail), call the runner's failed hook (its errors are
+   * reported, not fatal), fire JobFailed.
    * For a job a handler was given whose attempt is over (it timed out), nothing happens: the refusal is
    * reported (JobActionRefused).
    */
@@ -303,7 +306,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   }
 
   private async failUnfenced(job: J, error?: Error): Promise<void> {
-    await failJob(job, error, this.runner, this.deps.failer, {
+    await failJob(job, error, this.runner, this.recorder, {
       jobFailed: (failed, exception) => this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
       report: (e) => this.report(e),
     });

@@ -27,7 +27,7 @@ const LARAVEL_CLASS: Record<string, string> = {
 export function createWorker(queue: RedisQueue, handlers: Handlers, options: Partial<WorkerOptions> = {}, deps: CreateWorkerDeps = {}): Worker<RedisJob> {
   const { failed, ...rest } = deps;
   const failer = failed && {
-    log: (connection: string, q: string, payload: string, e: Error) =>
+    log: (connection: string, q: string, payload: string | Buffer, e: Error) =>
       failed.log(connection, q, payload, formatException(e, { className: (err) => LARAVEL_CLASS[err.name] })),
   };
   const worker = new Worker<RedisJob>(queue, handlers, { retryAfter: queue.options.retryAfter, ...options }, { ...rest, failer });

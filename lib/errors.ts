@@ -172,3 +172,20 @@ export class JobAlreadyRunningError extends LarqError {
     );
   }
 }
+
+/**
+ * A job failed but its failure could not be written to the failed-job store. The message names the job
+ * (uuid and name) and says where it is now: larq's failed list in Redis, or still reserved on its queue.
+ */
+export class FailedJobNotRecordedError extends LarqError {
+  constructor(
+    message: string,
+    /** The job's uuid (generated when its payload has none). */
+    readonly uuid: string,
+    /** Where the job is kept: `redis` (larq's failed list of its queue) or `reserved` (it comes back after retry_after). */
+    readonly keptIn: 'redis' | 'reserved',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -64,4 +64,5 @@ export {
   PhpOnlyJobError,
   CacheValueError,
   PhpEnumCaseError,
+  FailedJobNotRecordedError,
 } from './errors';

@@ -2,11 +2,12 @@
 // uuid, the skeleton default since 8.x) and `database` (rows found by their auto-increment id). Rows are
 // written exactly as Laravel writes them, so artisan's queue:failed / retry / forget / flush /
 // prune-failed work on what larq records and larq reads what PHP records.
+import { isUtf8 } from 'buffer';
 import { systemClock, type Clock } from '../clock';
-import { InvalidOptionError, InvalidPayloadError } from '../errors';
+import { InvalidOptionError } from '../errors';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 import { formatException } from './formatException';
-import { payloadUuid } from './payloadUuid';
+import { recordUuid, utf8Payload } from './payloadUuid';
 import { connectSql, deleteChunkSql, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlValue } from '../sql';
 import { checkTimeZone, formatDateTime } from './timestamp';
 
@@ -52,21 +53,22 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   }
 
   /** Insert the failed job; returns its uuid (database-uuids) or new row id (database). */
-  async log(connection: string, queue: string, payload: string, exception: Error | string): Promise<string | number> {
+  async log(connection: string, queue: string, payload: string | Buffer, exception: Error | string): Promise<string | number> {
     const text = typeof exception === 'string' ? exception : formatException(exception);
     const failedAt = formatDateTime(this.clock.nowMs(), this.timezone);
+    const stored = this.storedPayload(payload);
     if (!this.byUuid) {
       const sql = this.insertSql(['connection', 'queue', 'payload', 'exception', 'failed_at']);
-      return toId(await this.client.insertGetId(sql, [connection, queue, payload, text, failedAt], 'id'));
+      return toId(await this.client.insertGetId(sql, [connection, queue, stored, text, failedAt], 'id'));
     }
-    // The uuid column is NOT NULL UNIQUE: without a uuid Laravel's insert fails too, only less clearly.
-    const uuid = payloadUuid(payload);
-    if (uuid === null) throw new InvalidPayloadError('The database-uuids failed-job store needs the payload\'s "uuid"', payload);
+    // The uuid column is NOT NULL UNIQUE, so Laravel's insert fails for a payload without one (a raw job
+    // from another producer); larq gives it a uuid instead, under which it can be retried and forgotten.
+    const uuid = recordUuid(payload);
     await this.client.execute(this.insertSql(['uuid', 'connection', 'queue', 'payload', 'exception', 'failed_at']), [
       uuid,
       connection,
       queue,
-      payload,
+      stored,
       text,
       failedAt,
     ]);
@@ -126,6 +128,13 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
     await this.client.close();
   }
 
+  // SQLite keeps bytes that are not valid UTF-8 exactly, as a BLOB in the TEXT column (PHP reads them back
+  // as the same string); MySQL's utf8mb4 and PostgreSQL's text would reject or alter them, so those refuse.
+  private storedPayload(payload: string | Buffer): string | Buffer {
+    if (typeof payload !== 'string' && this.client.dialect === 'sqlite' && !isUtf8(payload)) return payload;
+    return utf8Payload(payload, `The ${this.byUuid ? 'database-uuids' : 'database'} failed-job store on ${this.client.dialect}`);
+  }
+
   private q(identifier: string): string {
     return this.client.quote(identifier);
   }
@@ -155,6 +164,7 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
       connection: text(row.connection),
       queue: text(row.queue),
       payload: text(row.payload),
+      ...(Buffer.isBuffer(row.payload) && !isUtf8(row.payload) ? { payloadBytes: row.payload } : {}),
       exception: text(row.exception),
       failed_at: text(row.failed_at),
     };

@@ -12,8 +12,10 @@ export interface FailedJobRecord {
   connection: string;
   /** The bare queue name, e.g. "default". */
   queue: string;
-  /** The job's original raw body, byte for byte. */
+  /** The job's original raw body, byte for byte when it is valid UTF-8 (else see payloadBytes). */
   payload: string;
+  /** The payload's exact bytes, present only when they are not valid UTF-8 (`payload` then holds U+FFFD in their place). */
+  payloadBytes?: Buffer;
   /** PHP's string form of the exception (see formatException). */
   exception: string;
   /** The failure time as stored: `Y-m-d H:i:s` in the app timezone. */
@@ -27,8 +29,11 @@ export interface FailedJobProvider {
   /**
    * Record a failed job and return its id (uuid or row id; null for the null store). An Error is written
    * through formatException; pass a string to store text you formatted yourself (e.g. with a PHP class name).
+   * A Buffer payload is stored byte for byte, or refused with InvalidPayloadError when the store cannot
+   * hold those bytes (invalid UTF-8 in a MySQL/PostgreSQL text column or a JSON file). A payload without a
+   * uuid gets a generated one (database-uuids, file), so the record can still be retried and forgotten.
    */
-  log(connection: string, queue: string, payload: string, exception: Error | string): Promise<string | number | null>;
+  log(connection: string, queue: string, payload: string | Buffer, exception: Error | string): Promise<string | number | null>;
   /** Ids of all records, newest first, optionally only those of one queue. */
   ids(queue?: string): Promise<(string | number)[]>;
   /** Every record, newest first. */

@@ -5,11 +5,11 @@
 import { promises as fs } from 'fs';
 import { dirname, resolve } from 'path';
 import { systemClock, type Clock } from '../clock';
-import { InvalidOptionError, InvalidPayloadError } from '../errors';
+import { InvalidOptionError } from '../errors';
 import { phpJsonDecode, phpJsonEncode } from '../payload/json';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 import { formatException } from './formatException';
-import { payloadUuid } from './payloadUuid';
+import { recordUuid, utf8Payload } from './payloadUuid';
 import { checkTimeZone, formatDateTime } from './timestamp';
 
 /** Options of a FileFailedJobProvider. */
@@ -48,10 +48,11 @@ export class FileFailedJobProvider implements FailedJobProvider {
   }
 
   /** Put the failed job first in the file and drop records beyond the limit; returns the payload uuid. */
-  async log(connection: string, queue: string, payload: string, exception: Error | string): Promise<string> {
-    // Laravel would store a null id, which queue:retry and queue:forget cannot address; refuse instead.
-    const id = payloadUuid(payload);
-    if (id === null) throw new InvalidPayloadError('The file failed-job store needs the payload\'s "uuid"', payload);
+  async log(connection: string, queue: string, bytes: string | Buffer, exception: Error | string): Promise<string> {
+    // JSON text cannot carry bytes that are not UTF-8: such a payload is refused rather than altered.
+    const payload = utf8Payload(bytes, 'The file failed-job store');
+    // Laravel would store a null id, which queue:retry and queue:forget cannot address; larq generates one.
+    const id = recordUuid(payload);
     const text = typeof exception === 'string' ? exception : formatException(exception);
     return this.locked(async () => {
       const nowMs = this.clock.nowMs();

@@ -4,7 +4,7 @@ import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 /** A store that records nothing and always reads empty. */
 export class NullFailedJobProvider implements FailedJobProvider {
   /** Records nothing; returns null as Laravel's does. */
-  async log(_connection: string, _queue: string, _payload: string, _exception: Error | string): Promise<null> {
+  async log(_connection: string, _queue: string, _payload: string | Buffer, _exception: Error | string): Promise<null> {
     return null;
   }
 

@@ -6,6 +6,7 @@
 // job runs. Either is turned into a string only when asked for.
 // Decoding is lazy and never touches Redis: a payload or command that cannot be read throws a typed error
 // from payload() or command(), and the job stays reserved where a person can find it.
+import { LarqError } from '../errors';
 import { parsePayload } from '../payload/Payload';
 import { phpJsonDecode } from '../payload/json';
 import type { JobPayload } from '../payload/types';
@@ -19,6 +20,8 @@ export interface ReservedJobStore {
   deleteReserved(queue: string, job: RedisJob): Promise<void>;
   /** Move the job's reserved string to the delayed set, due in `delaySeconds`. */
   deleteAndRelease(queue: string, job: RedisJob, delaySeconds: number): Promise<void>;
+  /** Remove the job's reservation and append `entry` to larq's failed list of the queue, in one MULTI. */
+  moveToFailedList?(queue: string, job: RedisJob, entry: Buffer): Promise<void>;
   /** Decrypts ShouldBeEncrypted commands; null when the queue has no APP_KEY. */
   readonly encrypter?: Encrypter | null;
 }
@@ -83,6 +86,11 @@ export class RedisJob {
   /** The payload's length as popped, without decoding it (the worker's memory budget reads it for every job). */
   payloadLength(): number {
     return this.job.length;
+  }
+
+  /** The payload exactly as popped: the Buffer the pop read (invalid UTF-8 kept byte for byte), or the string. */
+  getRawBytes(): string | Buffer {
+    return this.job;
   }
 
   /** The reserved string as Redis returned it: what delete and release must send. */
@@ -189,6 +197,16 @@ export class RedisJob {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Removes the reservation and keeps the job in larq's failed list in Redis as `entry` (see
+   * lib/failed/FailedList), for a failure the failed-job store could not record. Marks it deleted after.
+   */
+  async moveToFailedList(entry: Buffer): Promise<void> {
+    if (this.store.moveToFailedList === undefined) throw new LarqError('this queue keeps no failed list');
+    await this.store.moveToFailedList(this.queue, this, entry);
+    this.deleted = true;
   }
 
   /** Marks the job released, then moves it (attempts already counted) to the delayed set for `delay` seconds. */

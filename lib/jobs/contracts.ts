@@ -57,6 +57,10 @@ export interface WorkerJob {
   markAsFailed(): void;
   /** Whether markAsFailed() was called. */
   hasFailed(): boolean;
+  /** The payload exactly as popped, bytes when the pop read bytes (invalid UTF-8 survives): what a failure record keeps. */
+  getRawBytes?(): string | Buffer;
+  /** Remove the reservation and keep the job, as `entry` (its failure and payload), in larq's failed list in Redis. */
+  moveToFailedList?(entry: Buffer): Promise<void>;
 }
 
 /** Where the worker gets jobs: one queue connection (Laravel's `Queue` contract, reduced to what the worker calls). */
@@ -84,8 +88,8 @@ export type WorkerCache = Pick<CacheStore, 'get' | 'put' | 'increment' | 'forget
 
 /** The failed-job store (Laravel's FailedJobProviderInterface::log, spec §14.3). */
 export interface FailedJobLogger {
-  /** Record a failed job: connection name, bare queue name, original raw payload, the exception. */
-  log(connection: string, queue: string, payload: string, exception: Error): Promise<unknown>;
+  /** Record a failed job: connection name, bare queue name, original payload (its exact bytes when a Buffer), the exception. */
+  log(connection: string, queue: string, payload: string | Buffer, exception: Error): Promise<unknown>;
 }
 
 /** A side effect that belongs to one attempt: the job's own delete, release and fail, and the runner's hooks. */

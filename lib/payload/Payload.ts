@@ -6,18 +6,18 @@ import { CALL_QUEUED_HANDLER, type JobPayload } from './types';
 
 /**
  * Decode a payload string into a typed view. Missing fields read as null (false for the booleans);
- * throws InvalidPayloadError when the text is not JSON, not an object, or lacks a string `job` or a
- * numeric `attempts`.
+ * throws InvalidPayloadError when the text is not JSON, not an object, or lacks a string `job` or an
+ * `attempts` PHP can count with (a number or a numeric string, as PHP's `+ 1` takes it).
  */
 export function parsePayload(raw: string): JobPayload {
   const decoded = decodeObject(raw);
   const job = decoded.job;
   if (job === undefined) throw new InvalidPayloadError('Payload has no "job" field', raw);
   if (typeof job !== 'string') throw new InvalidPayloadError(`Payload "job" must be a string, got ${describe(job)}`, raw);
-  const attempts = decoded.attempts;
-  if (attempts === undefined) throw new InvalidPayloadError('Payload has no "attempts" field', raw);
-  if (typeof attempts !== 'number') {
-    throw new InvalidPayloadError(`Payload "attempts" must be a number, got ${describe(attempts)}`, raw);
+  if (decoded.attempts === undefined) throw new InvalidPayloadError('Payload has no "attempts" field', raw);
+  const attempts = attemptsOf(decoded.attempts);
+  if (attempts === null) {
+    throw new InvalidPayloadError(`Payload "attempts" must be a number, got ${describe(decoded.attempts)}`, raw);
   }
 
   const data = decoded.data ?? null;
@@ -111,12 +111,28 @@ function stringOrNull(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** Integers PHP would compare as numbers: JSON numbers, 64-bit ones, and numeric strings. */
+// PHP 8's numeric strings: an integer or float literal, with optional whitespace before and after.
+const PHP_WHITESPACE = '[ \\t\\n\\r\\v\\f]*';
+const PHP_NUMBER = '[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?';
+const NUMERIC_STRING = new RegExp(`^${PHP_WHITESPACE}${PHP_NUMBER}${PHP_WHITESPACE}$`);
+const LEADING_NUMBER = new RegExp(`^${PHP_WHITESPACE}(${PHP_NUMBER})`);
+
+/** Values PHP would compare as numbers: JSON numbers, 64-bit ones, and numeric strings ("3", " 1e3 "). */
 function numberOrNull(v: unknown): number | null {
   if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return Number(v);
-  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (typeof v === 'string' && NUMERIC_STRING.test(v)) return Number(v.trim());
   return null;
+}
+
+// Laravel's RedisJob::attempts() is `$decoded['attempts'] + 1`: PHP 8 adds a numeric string ("0") as its
+// number and a leading-numeric one ("2 tries") as its leading number (with a warning); any other string
+// is a TypeError. The pop script's Lua arithmetic has already accepted the same strings.
+function attemptsOf(v: unknown): number | null {
+  const n = numberOrNull(v);
+  if (n !== null || typeof v !== 'string') return n;
+  const leading = LEADING_NUMBER.exec(v);
+  return leading ? Number(leading[1]) : null;
 }
 
 /** Backoff is a comma-separated string; a bare number (hand-made payloads) reads as its text. */

@@ -18,6 +18,8 @@ export interface QueueKeys {
   readonly notify: string;
   /** larq's quarantine list for payloads the pop script cannot decode: `<queue>:larq:invalid`. */
   readonly invalid: string;
+  /** larq's list of failed jobs the failed-job store could not take, each with its reason: `<queue>:larq:failed`. */
+  readonly failed: string;
 }
 
 // Characters Unicode NFKD does not decompose into ASCII but Laravel's transliteration (Str::ascii) spells out.
@@ -107,6 +109,7 @@ export class KeySpace {
       reserved: `${queue}:reserved`,
       notify: `${queue}:notify`,
       invalid: `${queue}:larq:invalid`,
+      failed: `${queue}:larq:failed`,
     };
   }
 

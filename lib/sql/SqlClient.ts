@@ -5,8 +5,8 @@
 /** The SQL dialects larq speaks (mariadb speaks mysql). */
 export type SqlDialect = 'sqlite' | 'mysql' | 'pgsql';
 
-/** A bound parameter. */
-export type SqlValue = string | number | null;
+/** A bound parameter; a Buffer is bound as bytes (a BLOB on SQLite). */
+export type SqlValue = string | number | null | Buffer;
 
 /** A result row by column name. */
 export type SqlRow = Record<string, unknown>;

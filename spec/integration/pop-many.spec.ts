@@ -8,6 +8,7 @@ import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { commandCalls, countingRelay, dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -92,7 +93,7 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(errors).to.have.length(2);
     expect(errors[0]).to.be.instanceOf(InvalidPayloadError);
     expect(errors[0].message).to.contain(`${k}:larq:invalid`);
-    expect(await client.lrange(`${k}:larq:invalid`, 0, -1)).to.deep.equal(['not json', job(2, { attempts: 'x' })]);
+    expect(await quarantinedPayloads(client, `${k}:larq:invalid`)).to.deep.equal(['not json', job(2, { attempts: 'x' })]);
     expect(await client.llen(`${k}:notify`)).to.equal(0);
     expect(await client.zcard(`${k}:reserved`)).to.equal(2);
   });
@@ -105,7 +106,7 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(thrown).to.be.instanceOf(InvalidPayloadError);
     expect((thrown as InvalidPayloadError).message).to.contain(`${p}queues:default:larq:invalid`);
     expect(onError.map((e) => e.constructor.name)).to.deep.equal(['InvalidPayloadError', 'InvalidPayloadError']);
-    expect(await client.lrange(`${p}queues:default:larq:invalid`, 0, -1)).to.deep.equal(['{one', '{two', '{three']);
+    expect(await quarantinedPayloads(client, `${p}queues:default:larq:invalid`)).to.deep.equal(['{one', '{two', '{three']);
   });
 
   it('throws the error when nothing but an undecodable payload was found', async () => {
@@ -116,7 +117,7 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(thrown).to.be.instanceOf(InvalidPayloadError);
     expect(onError).to.deep.equal([]);
     expect(await client.lrange(`${p}queues:larq:invalid`, 0, -1)).to.deep.equal([]);
-    expect(await client.lrange(`${p}queues:default:larq:invalid`, 0, -1)).to.deep.equal(['{broken']);
+    expect(await quarantinedPayloads(client, `${p}queues:default:larq:invalid`)).to.deep.equal(['{broken']);
   });
 
   it('with blockFor, waits on the notify list when the queue is empty and takes what is pushed', async () => {

@@ -12,6 +12,7 @@ import { KeySpace, laravelPrefix, queueKey, slug } from '../../lib/redis/keys';
 import { scriptSha } from '../../lib/redis/ScriptCall';
 import { scriptSource } from '../../lib/redis/scripts';
 import { commandCalls, countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
@@ -315,7 +316,7 @@ describe('RedisQueue (integration)', function () {
         expect(error).to.be.instanceOf(InvalidPayloadError);
         expect((error as InvalidPayloadError).message).to.contain('"default"').and.contain(key(':larq:invalid'));
         expect((error as InvalidPayloadError).payload).to.equal(payload);
-        expect(await list(key(':larq:invalid'))).to.deep.equal([payload]);
+        expect(await quarantinedPayloads(client, key(':larq:invalid'))).to.deep.equal([payload]);
         expect(await list(key(':notify'))).to.deep.equal(['1']);
         expect(await list(key())).to.deep.equal([job(2)]);
         expect(await q.reservedSize()).to.equal(0);

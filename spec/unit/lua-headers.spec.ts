@@ -93,7 +93,7 @@ describe('Lua script headers', () => {
   it('scripts.ts defines and calls each command with the declared KEYS + ARGV count', async () => {
     const { client, calls, defined } = recordingClient();
     defineScripts(client);
-    const k: QueueKeys = { queue: 'p:queues:q', delayed: 'p:queues:q:delayed', reserved: 'p:queues:q:reserved', notify: 'p:queues:q:notify', invalid: 'p:queues:q:larq:invalid' };
+    const k: QueueKeys = { queue: 'p:queues:q', delayed: 'p:queues:q:delayed', reserved: 'p:queues:q:reserved', notify: 'p:queues:q:notify', invalid: 'p:queues:q:larq:invalid', failed: 'p:queues:q:larq:failed' };
     await scripts.size(client, k);
     await scripts.push(client, k, 'payload');
     await scripts.later(client, k, 100, 'payload');

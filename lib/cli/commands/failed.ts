@@ -1,6 +1,8 @@
 // `larq failed`: artisan's queue:failed. Lists the app's failed jobs, newest first.
-import type { FailedJobRecord } from '../../failed';
-import { configFor, type Command } from '../args';
+import type { FailedJobProvider, FailedJobRecord } from '../../failed';
+import type { RedisFailedLists } from '../../failed/RedisFailedLists';
+import { configFor, type Command, type Io } from '../args';
+import { openFailedLists } from './failedLists';
 import { openFailedStore, withResources } from './shared';
 
 /** queue:failed's class column: displayName, else the first quoted string of data.command (the serialized class), else job. */
@@ -15,9 +17,21 @@ export function failedJobClass(payload: string): string {
   }
 }
 
+/** Where a listed failed job is: the failed-job store, larq's failed list in Redis, or its quarantine list. */
+export type FailedJobPlace = 'store' | 'redis' | 'quarantine';
+
 /** The rows of the listing. */
-export function failedRows(records: FailedJobRecord[]): { id: string | number; connection: string; queue: string; class: string; failed_at: string }[] {
-  return records.map((r) => ({ id: r.id, connection: r.connection, queue: r.queue, class: failedJobClass(r.payload), failed_at: r.failed_at }));
+export function failedRows(
+  records: (FailedJobRecord & { kind?: 'failed' | 'invalid' })[],
+): { id: string | number; connection: string; queue: string; class: string; failed_at: string; kept: FailedJobPlace }[] {
+  return records.map((r) => ({
+    id: r.id,
+    connection: r.connection,
+    queue: r.queue,
+    class: failedJobClass(r.payload),
+    failed_at: r.failed_at,
+    kept: r.kind === undefined ? 'store' : r.kind === 'failed' ? 'redis' : 'quarantine',
+  }));
 }
 
 /** `larq failed`. */
@@ -29,17 +43,55 @@ export const failed: Command = {
 queue:failed: list the failed jobs of the app's failed-job store (QUEUE_FAILED_DRIVER), newest first:
 ID (the uuid for database-uuids and file, the row id for database), connection, queue, class, failed at.
 
-  --json      print JSON instead of a table`,
-  options: { json: { type: 'boolean' } },
+Then the failed jobs larq keeps in Redis, with a Kept column: "redis" for failures the store could not
+record when they happened (larq retry pushes them back, larq forget deletes them), "quarantine" for
+payloads the pop could not reserve (not JSON, or no numeric attempts; larq forget deletes them).
+
+  --json      print JSON instead of a table
+  --to-store  first move the failures larq kept in Redis into the failed-job store (once it can be
+              written again), where artisan's queue:failed sees them too; failed_at becomes now`,
+  options: { json: { type: 'boolean' }, 'to-store': { type: 'boolean' } },
   positionals: { min: 0, max: 0, what: 'nothing' },
   async run(p, io) {
     const config = configFor(p);
-    const rows = failedRows(await withResources((r) => openFailedStore(config, r).all()));
+    const rows = failedRows(
+      await withResources(async (r) => {
+        const store = openFailedStore(config, r);
+        if (p.values['to-store'] === true) await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
+        const stored = await store.all();
+        try {
+          return [...stored, ...(await (await openFailedLists(config, r, io)).lists.all())];
+        } catch (e) {
+          io.err(`larq failed: the failed jobs kept in Redis could not be read: ${(e as Error).message}`);
+          return stored;
+        }
+      }),
+    );
     if (p.values.json) return io.out(JSON.stringify(rows)), 0;
     if (rows.length === 0) return io.out('No failed jobs found.'), 0;
-    const table = [['ID', 'Connection', 'Queue', 'Class', 'Failed At'], ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at])];
+    // The Kept column only when Redis holds some: the listing is artisan's otherwise.
+    const kept = rows.some((r) => r.kept !== 'store');
+    const head = ['ID', 'Connection', 'Queue', 'Class', 'Failed At', ...(kept ? ['Kept'] : [])];
+    const table = [head, ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at, ...(kept ? [r.kept] : [])])];
     const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
     for (const row of table) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
     return 0;
   },
 };
+
+// Each failure kept in larq's failed list goes into the store, then leaves the list: a crash in between
+// leaves it in both (a uuid already in the store is then only removed from the list), never in neither.
+async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io: Io): Promise<void> {
+  let moved = 0;
+  for (const job of await lists.all()) {
+    if (job.kind !== 'failed') continue;
+    try {
+      if ((await store.find(job.id)) === null) await store.log(job.connection, job.queue, job.bytes, job.exception);
+    } catch (e) {
+      io.err(`larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`);
+      continue;
+    }
+    if (await lists.forget(job)) moved++;
+  }
+  io.err(`Moved ${moved} failed job${moved === 1 ? '' : 's'} from Redis into the failed-job store.`);
+}

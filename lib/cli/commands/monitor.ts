@@ -2,7 +2,8 @@
 // size()), its parts, and ALERT once it reaches --max. Also the table `larq size` prints.
 import { configFor, numberFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { redisConnection } from '../config';
-import { openQueue, Resources } from './shared';
+import { openFailedLists } from './failedLists';
+import { Resources } from './shared';
 
 /** One queue's sizes. */
 export interface QueueSizes {
@@ -12,6 +13,10 @@ export interface QueueSizes {
   pending: number;
   delayed: number;
   reserved: number;
+  /** Failures larq keeps in Redis because the store could not record them (`<queue>:larq:failed`). */
+  failed: number;
+  /** Payloads the pop quarantined (`<queue>:larq:invalid`). */
+  invalid: number;
   status?: 'OK' | 'ALERT';
 }
 
@@ -30,11 +35,11 @@ export async function readSizes(p: Parsed, io: Io, list: string | undefined): Pr
   });
   const resources = new Resources();
   try {
-    const queue = await openQueue(config, entries[0].connection, resources, io);
+    const { lists, queue } = await openFailedLists(config, resources, io);
     const rows: QueueSizes[] = [];
     for (const { connection, queue: name } of entries) {
-      const [size, pending, delayed, reserved] = await Promise.all([queue.size(name), queue.pendingSize(name), queue.delayedSize(name), queue.reservedSize(name)]);
-      rows.push({ connection, queue: name, size, pending, delayed, reserved });
+      const [size, pending, delayed, reserved, kept] = await Promise.all([queue.size(name), queue.pendingSize(name), queue.delayedSize(name), queue.reservedSize(name), lists.counts(name)]);
+      rows.push({ connection, queue: name, size, pending, delayed, reserved, ...kept });
     }
     return rows;
   } finally {
@@ -48,10 +53,15 @@ export function printSizes(rows: QueueSizes[], io: Io, json: boolean): void {
   const withStatus = rows.some((r) => r.status !== undefined);
   const names = rows.map((r) => `${r.connection}:${r.queue}`);
   const width = Math.max('Queue'.length, ...names.map((n) => n.length));
-  const head = ['Size', 'Pending', 'Delayed', 'Reserved'];
+  // Failed and Invalid (larq's lists in Redis, not part of Laravel's size) only when some queue has any.
+  const kept = rows.some((r) => r.failed > 0 || r.invalid > 0);
+  const head = ['Size', 'Pending', 'Delayed', 'Reserved', ...(kept ? ['Failed', 'Invalid'] : [])];
   const columns = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(head[i].length + 2)).join('');
   io.out(`${'Queue'.padEnd(width)}${columns(head)}${withStatus ? '  Status' : ''}`);
-  rows.forEach((r, i) => io.out(`${names[i].padEnd(width)}${columns([r.size, r.pending, r.delayed, r.reserved])}${withStatus ? `  ${r.status}` : ''}`));
+  rows.forEach((r, i) => {
+    const cells = [r.size, r.pending, r.delayed, r.reserved, ...(kept ? [r.failed, r.invalid] : [])];
+    io.out(`${names[i].padEnd(width)}${columns(cells)}${withStatus ? `  ${r.status}` : ''}`);
+  });
 }
 
 /** `larq monitor`. */
@@ -61,7 +71,8 @@ export const monitor: Command = {
   help: `Usage: larq monitor [queues] [--max=1000] [--json]
 
 queue:monitor: each queue's size (pending + delayed + reserved) and its parts, with ALERT once the size
-reaches --max. Exits 1 when a queue is in ALERT (artisan exits 0), so a script or cron job can react.
+reaches --max. When larq keeps failed jobs of a queue in Redis, their counts follow: Failed (failures the
+store could not record) and Invalid (quarantined payloads); see larq failed. They are not in the size. Exits 1 when a queue is in ALERT (artisan exits 0), so a script or cron job can react.
 
   queues      comma-separated, each "queue" or "connection:queue" (default REDIS_QUEUE, else "default")
   --max=N     the size that raises an alert (default 1000)

@@ -2,8 +2,10 @@
 // with attempts reset to 0 (re-encoded as PHP's plain json_encode would), then its record is deleted.
 import { retryPayload } from '../../payload/Payload';
 import type { RedisQueue } from '../../RedisQueue';
-import { configFor, UsageError, type Command } from '../args';
+import type { RedisFailedLists } from '../../failed/RedisFailedLists';
+import { configFor, UsageError, type Command, type Io } from '../args';
 import { NON_REDIS_DRIVERS } from '../config';
+import { openFailedLists, retryBytes } from './failedLists';
 import { checkFailedJobId, openFailedStore, openQueue, withResources } from './shared';
 
 /** `larq retry`. */
@@ -13,7 +15,9 @@ export const retry: Command = {
   help: `Usage: larq retry <id...|all> [--queue=QUEUE] [--range=FROM-TO...]
 
 queue:retry: push failed jobs back onto the queue they failed on, with attempts reset to 0, and delete
-their failed-job records.
+their failed-job records. Failures larq kept in Redis because the store could not record them (see larq
+failed) are retried the same way; "all" includes them. A payload whose bytes are not valid UTF-8 goes back
+byte for byte, only its attempts rewritten.
 
   id...               the failed jobs' IDs (as larq failed lists them), or "all"
   --queue=QUEUE       every failed job of this queue; with "all", only those
@@ -40,16 +44,18 @@ PHP), so a job whose deadline passed fails again at once.`,
     const config = configFor(p);
     return withResources(async (resources) => {
       const store = openFailedStore(config, resources);
+      let redis: Promise<RedisFailedLists> | undefined;
+      const lists = () => (redis ??= openFailedLists(config, resources, io).then((opened) => opened.lists));
       const all = p.positionals.includes('all');
-      const ids = all || (p.positionals.length === 0 && onQueue !== undefined) ? await store.ids(onQueue) : [...p.positionals, ...ranged];
+      const everything = all || (p.positionals.length === 0 && onQueue !== undefined);
+      const ids = everything ? [...(await store.ids(onQueue)), ...(await redisIds(await lists(), onQueue))] : [...p.positionals, ...ranged];
       if (ids.length === 0) return io.out('No failed jobs to retry.'), 0;
       let queue: RedisQueue | undefined;
       let status = 0;
       for (const id of [...new Set(ids.map(String))]) {
         const record = await store.find(id);
         if (record === null) {
-          io.err(`Unable to find failed job with ID [${id}].`);
-          status = 1;
+          status = Math.max(status, await retryFromRedis(await lists(), id, io));
           continue;
         }
         if (NON_REDIS_DRIVERS.includes(record.connection)) {
@@ -57,8 +63,13 @@ PHP), so a job whose deadline passed fails again at once.`,
           status = 1;
           continue;
         }
-        queue ??= await openQueue(config, record.connection, resources, io);
-        await queue.pushRaw(retryPayload(record.payload), record.queue);
+        if (record.payloadBytes !== undefined) {
+          // Bytes that are not valid UTF-8 go back exactly, only attempts rewritten (see retryBytes).
+          await (await lists()).push(record.queue, retryBytes(record.payloadBytes));
+        } else {
+          queue ??= await openQueue(config, record.connection, resources, io);
+          await queue.pushRaw(retryPayload(record.payload), record.queue);
+        }
         await store.forget(record.id);
         io.out(`The failed job [${record.id}] has been pushed back onto the queue!`);
       }
@@ -66,3 +77,25 @@ PHP), so a job whose deadline passed fails again at once.`,
     });
   },
 };
+
+// The ids of the failures larq kept in Redis because the store could not take them (not the quarantined
+// payloads: the pop would only quarantine them again).
+async function redisIds(lists: RedisFailedLists, onQueue: string | undefined): Promise<string[]> {
+  return (await lists.all()).filter((job) => job.kind === 'failed' && (onQueue === undefined || job.queue === onQueue)).map((job) => String(job.id));
+}
+
+// A failed job kept in larq's failed list in Redis: pushed back and removed from the list in one MULTI.
+async function retryFromRedis(lists: RedisFailedLists, id: string, io: Io): Promise<number> {
+  const job = await lists.find(id);
+  if (job === null) {
+    io.err(`Unable to find failed job with ID [${id}].`);
+    return 1;
+  }
+  if (job.kind === 'invalid') {
+    io.err(`Not retrying [${id}]: it is a quarantined payload the pop could not reserve (${job.exception}); larq forget ${id} deletes it.`);
+    return 1;
+  }
+  await lists.retry(job, retryBytes(job.bytes));
+  io.out(`The failed job [${job.id}] has been pushed back onto the queue!`);
+  return 0;
+}

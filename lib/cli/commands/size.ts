@@ -8,7 +8,9 @@ export const size: Command = {
   summary: 'queue sizes: total, pending, delayed, reserved',
   help: `Usage: larq size [queues] [--json]
 
-Print each queue's size (pending + delayed + reserved, as Laravel's Queue::size()) and its parts.
+Print each queue's size (pending + delayed + reserved, as Laravel's Queue::size()) and its parts; then,
+when any queue has some, the failed jobs larq keeps in Redis: Failed (failures the store could not
+record) and Invalid (quarantined payloads), listed by larq failed.
 
   queues      comma-separated, each "queue" or "connection:queue" (default REDIS_QUEUE, else "default")
   --json      print JSON instead of a table`,

@@ -14,6 +14,7 @@
 -- KEYS[2]: reserved sorted set, e.g. laravel_database_queues:default:reserved
 -- KEYS[3]: notify list, e.g. laravel_database_queues:default:notify
 -- KEYS[4]: quarantine list for undecodable payloads (larq only), e.g. laravel_database_queues:default:larq:invalid
+--   (each entry: `#larq-invalid {"reason":...}`, a newline, then the payload's exact bytes; see lib/failed/FailedList.ts)
 -- ARGV[1]: reservation expiry, whole Unix seconds (now + retry_after)
 -- ARGV[2]: how many jobs to take at most, a positive count (1 = Laravel's single pop)
 -- Returns: a flat array of triples, one per job taken, in list order: {job, reserved, false} when the job
@@ -46,7 +47,7 @@ for _ = 1, tonumber(ARGV[2]) do
     out[n + 3] = false
   else
     -- The job has left the waiting list, so it takes its notify token with it, as a successful pop would.
-    redis.call('RPUSH', KEYS[4], job)
+    redis.call('RPUSH', KEYS[4], '#larq-invalid ' .. cjson.encode({ reason = (string.gsub(tostring(reserved), '^user_script:%d+: ', '')) }) .. '\n' .. job)
     redis.call('LPOP', KEYS[3])
     out[n + 1] = job
     out[n + 2] = false

@@ -18,6 +18,7 @@
 -- KEYS[2]: reserved sorted set, e.g. laravel_database_queues:default:reserved
 -- KEYS[3]: notify list, e.g. laravel_database_queues:default:notify
 -- KEYS[4]: quarantine list for undecodable payloads (larq only), e.g. laravel_database_queues:default:larq:invalid
+--   (each entry: `#larq-invalid {"reason":...}`, a newline, then the payload's exact bytes; see lib/failed/FailedList.ts)
 -- ARGV[1]: reservation expiry, whole Unix seconds (now + retry_after)
 -- ARGV[2]: how many jobs to take at most, a positive count
 -- Returns: what pop-4.lua returns: flat triples, one per job taken, in list order: {job, reserved, false}
@@ -60,7 +61,7 @@ for i = 1, taken do
     out[n + 3] = false
   else
     nQuarantined = nQuarantined + 1
-    quarantined[nQuarantined] = job
+    quarantined[nQuarantined] = '#larq-invalid ' .. cjson.encode({ reason = (string.gsub(tostring(reserved), '^user_script:%d+: ', '')) }) .. '\n' .. job
     out[n + 1] = job
     out[n + 2] = false
     out[n + 3] = tostring(reserved)

@@ -170,13 +170,19 @@ for (const kind of DATABASE_KINDS) {
           expect((await store.all()).map((r) => r.exception)).to.deep.equal(['first']);
         });
 
-        it('refuses a payload without a uuid, or not JSON at all', async () => {
-          for (const bad of ['{"job":"x","attempts":0}', 'not json', '{"uuid":null}', '[1]']) {
-            let failed: unknown;
-            await store.log('redis', 'default', bad, 'E').catch((e: unknown) => (failed = e));
-            expect(failed, bad).to.be.instanceOf(InvalidPayloadError);
+        // Issue 21 finding 8: these were refused (Laravel's insert fails on the NOT NULL uuid), which dropped
+        // the job. Each is now recorded under a generated uuid, with its payload unchanged.
+        it('records a payload without a uuid, or not JSON at all, under a generated uuid', async () => {
+          const bad = ['{"job":"x","attempts":0}', 'not json', '{"uuid":null}', '[1]'];
+          const ids: (string | number)[] = [];
+          for (const payload of bad) ids.push(await store.log('redis', 'default', payload, 'E'));
+          expect(new Set(ids).size).to.equal(bad.length);
+          for (const [i, id] of ids.entries()) {
+            expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+            expect((await store.find(id))!.payload).to.equal(bad[i]);
           }
-          expect(await store.all()).to.deep.equal([]);
+          expect(await store.forget(ids[0])).to.equal(true);
+          expect(await store.all()).to.have.length(bad.length - 1);
         });
       } else {
         it('accepts a row id given as text (as artisan passes it) in the database store', async () => {

@@ -125,11 +125,12 @@ describe('failed jobs: file store', () => {
     expect(readdirSync(join(dir, 'cache'))).to.deep.equal(['failed-jobs.json']);
   });
 
-  it('refuses a payload without a uuid and bad options', async () => {
-    let failed: unknown;
-    await store.log('redis', 'default', '{"job":"x"}', 'E').catch((e: unknown) => (failed = e));
-    expect(failed).to.be.instanceOf(InvalidPayloadError);
-    expect(existsSync(path)).to.equal(false);
+  // Issue 21 finding 8: a payload without a uuid was refused, which dropped the job; it now gets one.
+  it('records a payload without a uuid under a generated uuid, and refuses bad options', async () => {
+    const id = await store.log('redis', 'default', '{"job":"x"}', 'E');
+    expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await store.find(id))!.payload).to.equal('{"job":"x"}');
+    expect(await store.forget(id)).to.equal(true);
     expect(() => new FileFailedJobProvider(path, { limit: -1 })).to.throw(InvalidOptionError);
     expect(() => new FileFailedJobProvider(path, { timezone: 'Mars/Base' })).to.throw(InvalidOptionError);
     expect(() => new FileFailedJobProvider('')).to.throw(InvalidOptionError);

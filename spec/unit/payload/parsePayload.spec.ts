@@ -49,9 +49,23 @@ describe('parsePayload', () => {
     ['a payload without job', '{"attempts":0}', /^Payload has no "job" field$/],
     ['a payload with a numeric job', '{"job":5,"attempts":0}', /^Payload "job" must be a string, got number 5$/],
     ['a payload without attempts', '{"job":"J"}', /^Payload has no "attempts" field$/],
-    ['a payload with string attempts', '{"job":"J","attempts":"1"}', /^Payload "attempts" must be a number, got string "1"$/],
+    // A numeric string counts, as PHP's `+ 1` counts it (issue 21): only a string PHP cannot add is refused.
+    ['a payload with non-numeric string attempts', '{"job":"J","attempts":"many"}', /^Payload "attempts" must be a number, got string "many"$/],
+    ['a payload with empty string attempts', '{"job":"J","attempts":""}', /^Payload "attempts" must be a number, got string ""$/],
     ['a payload with null attempts', '{"job":"J","attempts":null}', /^Payload "attempts" must be a number, got null$/],
   ];
+  // Laravel's RedisJob::attempts() is `$decoded['attempts'] + 1` under PHP 8: "0" + 1 is 1, " 2 " + 1 is 3,
+  // "1e1" + 1 is 11, "3 tries" + 1 is 4 (with a warning); Laravel's worker runs such jobs.
+  for (const [text, attempts] of [['0', 0], [' 2 ', 2], ['1e1', 10], ['3 tries', 3], ['-1', -1]] as const) {
+    it(`reads the string attempts ${JSON.stringify(text)} as PHP does: ${attempts}`, () => {
+      expect(parsePayload(`{"job":"J","attempts":${JSON.stringify(text)}}`).attempts).to.equal(attempts);
+    });
+  }
+  it('reads the other numeric fields as PHP compares them: numeric strings with spaces or exponents count', () => {
+    const p = parsePayload('{"job":"J","attempts":0,"maxTries":" 3","timeout":"1e2","retryUntil":"1700000000 ","maxExceptions":"x"}');
+    expect([p.maxTries, p.timeout, p.retryUntil, p.maxExceptions]).to.deep.equal([3, 100, 1700000000, null]);
+  });
+
   for (const [what, raw, message] of bad) {
     it(`rejects ${what}, saying so`, () => {
       let error: unknown;
