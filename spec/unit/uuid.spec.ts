@@ -58,7 +58,7 @@ describe('failed-job IDs on the command line', () => {
       const bad = args[args.length - 1];
       // no .env, Redis or database here: the argument is refused before anything is opened
       const result = await run(...args, '--env=/nonexistent/.env');
-      expect(result).to.deep.equal({ status: 2, out: '', err: `larq ${command}: "${bad}" is not a failed job ID (a UUID or a row number, as larq failed lists them)` });
+      expect(result).to.deep.equal({ status: 2, out: '', err: `larq ${command}: "${bad}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)` });
     });
   }
 

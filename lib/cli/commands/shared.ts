@@ -120,9 +120,10 @@ function requireSqliteFile(db: SqlConnectionConfig): void {
 
 /**
  * Refuse an argument that cannot be a failed job's ID: the stores key records by UUID (file,
- * database-uuids) or by row number (database), so anything else is a typo that would match nothing.
+ * database-uuids) or by row number (database), and a quarantined payload without a uuid is listed as
+ * `invalid-` and 12 hex digits, so anything else is a typo that would match nothing.
  */
 export function checkFailedJobId(command: string, id: string): string {
-  if (/^[0-9]+$/.test(id) || isUuid(id)) return id;
-  throw new InvalidArgumentError(id, `larq ${command}: "${id}" is not a failed job ID (a UUID or a row number, as larq failed lists them)`);
+  if (/^[0-9]+$/.test(id) || isUuid(id) || /^invalid-[0-9a-f]{12}$/.test(id)) return id;
+  throw new InvalidArgumentError(id, `larq ${command}: "${id}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)`);
 }
