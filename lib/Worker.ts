@@ -338,6 +338,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       }
       if (!flight.finish()) return;
       if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
+      if (job.isReleased() && !job.isDeleted() && this.listens('JobReleased')) this.events.emit('JobReleased', this.jobEvent(job));
     } catch (e) {
       exception = toError(e);
       if (!flight.finish()) throw exception;

@@ -27,7 +27,8 @@ export async function failJob<J extends WorkerJob>(
   try {
     await job.delete();
     try {
-      await runner.failed?.(job, exception);
+      // Laravel's failed() hook gets the exception as given: null for fail() without one
+      await runner.failed?.(job, error ?? null);
     } catch (e) {
       out.report(e);
     }
