@@ -9,7 +9,8 @@ import type { RedisQueue } from '../RedisQueue';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
-import { ENVELOPE_KEYS, serializedInput, truthy, withProperty } from './props';
+import type { LaravelLine } from '../LaravelLine';
+import { ENVELOPE_KEYS, serializedInput, truthy, withJobProperties } from './props';
 
 /** The queue a job goes to, by its `connection` property (null: the default connection). */
 export type QueueResolver = RedisQueue | ((connectionName: string | null) => RedisQueue);
@@ -36,12 +37,19 @@ function resolve(queues: QueueResolver, connection: PhpValue | undefined): Redis
   return typeof queues === 'function' ? queues(name) : queues;
 }
 
+/** The payload shape of the queue a connection resolves to (13 when it cannot tell). */
+export function lineOf(queues: QueueResolver, connection: PhpValue | undefined): LaravelLine {
+  return (resolve(queues, connection) as Partial<RedisQueue>).options?.laravel.line ?? 13;
+}
+
 /**
  * The next step of `current`'s chain, rebuilt as Laravel does: shifted off `chained`, given the rest of
  * the list, the chain's connection/queue as fallbacks, and the chain properties of `current`. Every
- * other property keeps its bytes. Null when the chain is done.
+ * other property keeps its bytes; the ones set sit where Queueable declares them on `line` and, for a
+ * class that leaves out defaults (SerializesModels 9.4+), are left out at their default, as PHP writes
+ * them. Null when the chain is done.
  */
-export function nextInChain(current: PhpObject): PhpObject | null {
+export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObject | null {
   const chained = current.get('chained');
   if (!(chained instanceof PhpArray) || chained.size === 0) return null;
   const [first, ...rest] = [...chained.entries.values()];
@@ -49,13 +57,20 @@ export function nextInChain(current: PhpObject): PhpObject | null {
   if (input === null) throw new TypeError(`${current.className}: chained[0] is not a serialized job`);
   const decoded = unserialize(input);
   if (!(decoded instanceof PhpObject)) throw new TypeError(`${current.className}: chained[0] is not a PHP object`);
-  let next = withProperty(decoded, 'chained', PhpArray.list(rest));
-  const connection = next.get('connection');
-  next = withProperty(next, 'connection', truthy(connection) ? (connection as PhpValue) : (current.get('chainConnection') ?? null));
-  const queue = next.get('queue');
-  next = withProperty(next, 'queue', truthy(queue) ? (queue as PhpValue) : (current.get('chainQueue') ?? null));
-  for (const name of ['chainConnection', 'chainQueue', 'chainCatchCallbacks']) next = withProperty(next, name, current.get(name) ?? null);
-  return next;
+  const connection = decoded.get('connection');
+  const queue = decoded.get('queue');
+  return withJobProperties(
+    decoded,
+    {
+      chained: PhpArray.list(rest),
+      connection: truthy(connection) ? (connection as PhpValue) : (current.get('chainConnection') ?? null),
+      queue: truthy(queue) ? (queue as PhpValue) : (current.get('chainQueue') ?? null),
+      chainConnection: current.get('chainConnection') ?? null,
+      chainQueue: current.get('chainQueue') ?? null,
+      chainCatchCallbacks: current.get('chainCatchCallbacks') ?? null,
+    },
+    line,
+  );
 }
 
 /** Dispatch a job object as the bus does: its `connection` picks the queue, `queue` the name, `delay` later(). */
@@ -90,7 +105,7 @@ export function chainHooks(queues: QueueResolver): CommandHooks {
   return {
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
-      const next = nextInChain(ctx.command);
+      const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));
       if (!next) return;
       const extra = carriedKeys(ctx.payload.decoded);
       await dispatchObject(queues, { command: next, extra: Object.keys(extra).length > 0 ? extra : undefined });
@@ -116,25 +131,28 @@ export interface ChainOptions {
 }
 
 /**
- * Build and dispatch a chain as `Bus::chain([...])->dispatch()` does (8.x PendingChain): the first job
- * gets `chained` = the others serialized, `chainConnection`/`chainQueue` (and its own connection/queue
- * when the chain names them), and `chainCatchCallbacks` = []. Jobs are PHP job objects (PHP or Node
+ * Build and dispatch a chain as `Bus::chain([...])->dispatch()` does (PendingChain): the first job gets
+ * `chainConnection`/`chainQueue` (and its own connection/queue when it has none) from the options,
+ * `chained` = the others serialized, and `chainCatchCallbacks` = []. Properties go where Queueable
+ * declares them, defaults left out as the class's serialize does. Jobs are PHP job objects (PHP or Node
  * handlers alike). Resolves to the first job's id.
  */
 export async function dispatchChain(queues: QueueResolver, jobs: (PhpObject | ObjectJob)[], options: ChainOptions = {}): Promise<string> {
   if (jobs.length === 0) throw new TypeError('dispatchChain: at least one job');
   const [head, ...rest] = jobs.map((j) => (j instanceof PhpObject ? { command: j } : j));
-  let first = head.command;
-  // allOnConnection / allOnQueue: set on the first job only, as Laravel does
-  if (options.connection != null) {
-    first = withProperty(first, 'connection', options.connection);
-    first = withProperty(first, 'chainConnection', options.connection);
+  const first = head.command;
+  const updates: Record<string, PhpValue> = {};
+  // onConnection / onQueue of the chain: the chain's, and the first job's unless it named its own
+  if (options.connection != null && options.connection !== '') {
+    updates.chainConnection = options.connection;
+    updates.connection = truthy(first.get('connection')) ? (first.get('connection') as PhpValue) : options.connection;
   }
-  if (options.queue != null) {
-    first = withProperty(first, 'queue', options.queue);
-    first = withProperty(first, 'chainQueue', options.queue);
+  if (options.queue != null && options.queue !== '') {
+    updates.chainQueue = options.queue;
+    updates.queue = truthy(first.get('queue')) ? (first.get('queue') as PhpValue) : options.queue;
   }
-  first = withProperty(first, 'chained', PhpArray.list(rest.map((j) => serialize(j.command))));
-  first = withProperty(first, 'chainCatchCallbacks', new PhpArray());
-  return dispatchObject(queues, { ...head, command: first });
+  updates.chained = PhpArray.list(rest.map((j) => serialize(j.command)));
+  updates.chainCatchCallbacks = new PhpArray();
+  const line = lineOf(queues, updates.connection ?? first.get('connection'));
+  return dispatchObject(queues, { ...head, command: withJobProperties(first, updates, line) });
 }
