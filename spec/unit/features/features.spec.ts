@@ -128,13 +128,22 @@ describe('features: chains', () => {
   });
 });
 
+const SYNC_7_XXH128 = 'c7f7e08a2d67f87f6d2af391e0c75245';
+
 describe('features: unique jobs', () => {
   const job = new PhpObject('App\\Jobs\\Sync', [{ name: 'uniqueId', visibility: 'public', value: '7' }]);
 
-  it('lock names per version', () => {
-    expect(uniqueLockName(job, {}, { laravel: 8 })).to.equal('laravel_unique_job:App\\Jobs\\Sync7');
-    expect(uniqueLockName(job, {}, { laravel: 12 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
-    expect(uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:x');
+  it('lock names per version', async () => {
+    expect(await uniqueLockName(job, {}, { laravel: 8 })).to.equal('laravel_unique_job:App\\Jobs\\Sync7');
+    expect(await uniqueLockName(job, {}, { laravel: 12 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:x');
+    // a displayName() method: named from 12.41, hashed (PHP's hash('xxh128', 'Sync 7')) from 12.54
+    const named = { displayName: () => 'Sync 7' };
+    expect(await uniqueLockName(job, named, { laravel: 11 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.40' })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.41' })).to.equal('laravel_unique_job:Sync 7:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.54' })).to.equal(`laravel_unique_job:${SYNC_7_XXH128}:7`);
+    expect(await uniqueLockName(job, named, { laravel: 13 })).to.equal(`laravel_unique_job:${SYNC_7_XXH128}:7`);
   });
 
   it('released after success and on failure, not on release; until-processing before handling', async () => {
