@@ -21,7 +21,7 @@ import { phpJsonEncode } from '../payload/json';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
-import type { QueueResolver } from './chain';
+import type { QueueResolver } from './bus';
 import { withProperty } from './props';
 
 /** One job_batches row, decoded. */

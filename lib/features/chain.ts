@@ -4,16 +4,16 @@
 import { EventEmitter } from 'events';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
+export { dispatchObject, type QueueResolver } from './bus';
 import type { RedisJob } from '../jobs/RedisJob';
-import type { RedisQueue } from '../RedisQueue';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 import type { LaravelLine } from '../LaravelLine';
+import { dispatchObject, lineOf, type QueueResolver } from './bus';
 import { ENVELOPE_KEYS, serializedInput, truthy, withJobProperties } from './props';
-
-/** The queue a job goes to, by its `connection` property (null: the default connection). */
-export type QueueResolver = RedisQueue | ((connectionName: string | null) => RedisQueue);
+import { dispatchUnique, type UniqueJobSpec, type UniqueOptions } from './unique';
+import type { CacheStore } from '../cache/CacheStore';
 
 /** Emitted (event `'warning'` on {@link chainEvents}) when PHP-only chain work could not be done in Node. */
 export interface ChainWarning {
@@ -30,16 +30,6 @@ export const chainEvents = new EventEmitter();
 function warn(w: ChainWarning): void {
   if (chainEvents.listenerCount('warning') > 0) chainEvents.emit('warning', w);
   else process.emitWarning(w.message, { code: 'LARQ_CHAIN_CATCH' });
-}
-
-function resolve(queues: QueueResolver, connection: PhpValue | undefined): RedisQueue {
-  const name = typeof connection === 'string' && connection !== '' ? connection : null;
-  return typeof queues === 'function' ? queues(name) : queues;
-}
-
-/** The payload shape of the queue a connection resolves to (13 when it cannot tell). */
-export function lineOf(queues: QueueResolver, connection: PhpValue | undefined): LaravelLine {
-  return (resolve(queues, connection) as Partial<RedisQueue>).options?.laravel.line ?? 13;
 }
 
 /**
@@ -73,18 +63,6 @@ export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObje
   );
 }
 
-/** Dispatch a job object as the bus does: its `connection` picks the queue, `queue` the name, `delay` later(). */
-export async function dispatchObject(queues: QueueResolver, job: ObjectJob): Promise<string> {
-  const command = job.command;
-  const queue = resolve(queues, command.get('connection'));
-  const name = command.get('queue');
-  const queueName = typeof name === 'string' && name !== '' ? name : null;
-  const delay = command.get('delay');
-  const seconds = typeof delay === 'bigint' ? Number(delay) : typeof delay === 'number' ? delay : 0;
-  if (seconds > 0) return queue.later(seconds, job, queueName);
-  return queue.push(job, queueName);
-}
-
 /** The payload's keys beyond Laravel's envelope (Context, Horizon, payload hooks), to carry to the next step. */
 export function carriedKeys(decoded: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
@@ -92,23 +70,38 @@ export function carriedKeys(decoded: Readonly<Record<string, unknown>>): Record<
   return extra;
 }
 
+/** Options of {@link chainHooks}. */
+export interface ChainHooksOptions {
+  /**
+   * The unique job classes (as given to uniqueJobs): a next step of one of these goes through its lock as
+   * Laravel's dispatch() does, taking it (13.24+: writing the owner into the step) or skipping the step
+   * while another copy holds it. Without it every step is pushed as is.
+   */
+  unique?: { classes: Readonly<Record<string, UniqueJobSpec>>; cache: CacheStore; options: UniqueOptions };
+}
+
 /**
  * Chain continuation (§11.1 step 6, §11.5): after a step that neither failed nor was released, the next
- * step is dispatched. Its envelope is built from its serialized properties (tries, timeout, backoff...,
- * and the class name as displayName: PHP methods such as displayName() cannot run in Node), and the
- * current payload's extra top-level keys are carried over.
+ * step is dispatched, through the dispatch() helper's unique lock when it is a unique class. Its envelope
+ * is built from its serialized properties (tries, timeout, backoff..., and the class name as displayName:
+ * PHP methods such as displayName() cannot run in Node), and the current payload's extra top-level keys
+ * are carried over.
  *
  * onFailed: `chainCatchCallbacks` are PHP closures; Node cannot run them. They are left untouched and a
  * warning (`chainEvents` 'warning', else process.emitWarning) says how many were not run.
  */
-export function chainHooks(queues: QueueResolver): CommandHooks {
+export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {}): CommandHooks {
   return {
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));
       if (!next) return;
       const extra = carriedKeys(ctx.payload.decoded);
-      await dispatchObject(queues, { command: next, extra: Object.keys(extra).length > 0 ? extra : undefined });
+      const job = { command: next, extra: Object.keys(extra).length > 0 ? extra : undefined };
+      const unique = options.unique;
+      const spec = unique?.classes[next.className];
+      if (unique && spec) await dispatchUnique(queues, unique.cache, job, spec, unique.options);
+      else await dispatchObject(queues, job);
     },
     onFailed(job: RedisJob, command: PhpObject | null) {
       const callbacks = command?.get('chainCatchCallbacks');
