@@ -15,6 +15,7 @@ export {
   type BatchRepositoryOptions,
 } from './batch';
 export { uniqueJobs, dispatchUnique, uniqueLockName, type UniqueJobSpec, type UniqueOptions } from './unique';
+export { debouncedJobs, debounceKey, type DebouncedJobSpec, type DebounceOptions } from './debounce';
 export {
   modelHooks,
   modelReference,
