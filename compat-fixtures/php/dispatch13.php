@@ -7,7 +7,8 @@
 //   unique-step <id> <queue>       UniqueStep(id) through the dispatch() helper (takes the lock, or skips)
 //   chain-unique <id>              Bus::chain([ChainStep(1) on queue "node", UniqueStep(id)])->onQueue('php')
 //   named-unique <id> <queue>      NamedUniqueJob(id) through dispatch(); keys: [UniqueLock::getKey]
-//   debounced <id> <count>         DebouncedJob(id, 1..count) through dispatch() (13.6+), each superseding the last
+//   debounced <id> <count> [queue] DebouncedJob(id, 1..count) through dispatch() (13.6+), each superseding the last
+//   pause-all | resume-all         Queue::pauseAll() / Queue::resumeAll() (13.25+: queue:pause --all)
 
 declare(strict_types=1);
 
@@ -47,6 +48,12 @@ switch ($scenario) {
         for ($n = 1; $n <= (int) ($args[1] ?? 3); $n++) {
             dispatch((new Jobs\DebouncedJob($args[0] ?? 'd1', $n))->onQueue($args[2] ?? 'node'));
         }
+        break;
+    case 'pause-all':
+        $app['queue']->pauseAll();
+        break;
+    case 'resume-all':
+        $app['queue']->resumeAll();
         break;
     default:
         fwrite(STDERR, "unknown scenario: {$scenario}\n");
