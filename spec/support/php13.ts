@@ -35,3 +35,11 @@ export async function dispatch13(scenario: string, args: (string | number)[], op
   if (res.code !== 0) throw new Error(`dispatch13.php ${scenario} ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
   return JSON.parse(res.stdout) as Dispatch13Result;
 }
+
+/** A payload with the values that differ per dispatch (uuid, id, createdAt) masked. */
+export function masked(payload: string): string {
+  return payload
+    .replace(/"uuid":"[0-9a-f-]{36}"/, '"uuid":"U"')
+    .replace(/"id":"[A-Za-z0-9]{32}"/, '"id":"I"')
+    .replace(/"createdAt":\d+/, '"createdAt":0');
+}
