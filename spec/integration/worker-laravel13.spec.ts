@@ -11,6 +11,7 @@ import { globalPausedKey } from '../../lib/cache/signals';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
 import { Handlers } from '../../lib/handlers/Handlers';
+import type { LaravelVersion } from '../../lib/LaravelLine';
 import { RedisQueue } from '../../lib/RedisQueue';
 import type { WorkerOptions } from '../../lib/WorkerOptions';
 import { ChainStep } from '../support/phpJobs';
@@ -90,8 +91,11 @@ describe('Worker: Laravel 13 rules on Redis', function () {
     });
   });
 
+  // Job::fail(null) calls failed(null) on every line; the record and JobFailed get ManuallyFailedException.
   describe('fail() without an exception', function () {
-    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException", async function () {
+    async function failedManually(options: { laravel: LaravelVersion }) {
+      await queue.close();
+      queue = new RedisQueue({ connection: { port }, prefix, retryAfter: 90, ...options });
       await queue.push(ChainStep.make({ step: 1 }));
       const hooked: unknown[] = [];
       const jobFailed: string[] = [];
@@ -103,7 +107,11 @@ describe('Worker: Laravel 13 rules on Redis', function () {
       expect(jobFailed).to.deep.equal(['ManuallyFailedError']);
       const [record] = await failed.all();
       expect(record.exception).to.match(/^Illuminate\\Queue\\ManuallyFailedException in /);
-    });
+    }
+
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (8.x)", () => failedManually({ laravel: 8 }));
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (12.x)", () => failedManually({ laravel: '12.67' }));
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (13.x)", () => failedManually({ laravel: '13.26' }));
 
     it('gives the hook the exception when one was given', async function () {
       await queue.push(ChainStep.make({ step: 1 }));
