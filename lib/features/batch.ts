@@ -6,12 +6,11 @@
 // MySQL/PostgreSQL a transaction on one pooled connection with `SELECT ... FOR UPDATE`.
 //
 // then/catch/finally callbacks are PHP closures inside the serialized `options`: Node cannot run them.
-// When a Node-side update reaches a point where Laravel would run some, larq emits a `'callbacks'` event on
-// `batchEvents` (and, with nobody listening, a process warning) naming the batch and the kinds and counts
-// not run, or calls batchHooks' `onCallbacksDue` (where the app can dispatch a PHP job of its own that runs
-// them via Bus::findBatch). They are never silently dropped.
+// When a Node-side update reaches a point where Laravel would run some, larq calls batchHooks'
+// `onCallbacksDue` (where the app can dispatch a PHP job of its own that runs them via Bus::findBatch), or
+// without one writes a process warning naming the batch and the kinds and counts not run. They are never
+// silently dropped.
 import { randomBytes } from 'crypto';
-import { EventEmitter } from 'events';
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlRunner } from '../sql';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
@@ -49,9 +48,6 @@ export interface BatchUpdate {
   /** Callback kinds Laravel runs at this point (never run by Node). */
   due: ('then' | 'catch' | 'finally')[];
 }
-
-/** Emits `'callbacks'` ({batchId, kinds: {then?: n,...}, message}) when PHP callbacks were due but not run. */
-export const batchEvents = new EventEmitter();
 
 export interface BatchRepositoryOptions {
   /** Default `job_batches`. */
@@ -269,8 +265,7 @@ async function reportDue(update: BatchUpdate | null, handler?: (update: BatchUpd
   const kinds: Record<string, number> = {};
   for (const k of update.due) kinds[k] = update.batch.callbacks[k];
   const message = `larq: batch ${update.batch.id} reached its ${update.due.join('/')} callbacks (${JSON.stringify(kinds)}); they are PHP closures and were not run by Node`;
-  if (batchEvents.listenerCount('callbacks') > 0) batchEvents.emit('callbacks', { batchId: update.batch.id, kinds, message, batch: update.batch });
-  else process.emitWarning(message, { code: 'LARQ_BATCH_CALLBACKS' });
+  process.emitWarning(message, { code: 'LARQ_BATCH_CALLBACKS' });
 }
 
 function batchIdOf(command: PhpObject | null): string | null {

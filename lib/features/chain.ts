@@ -1,7 +1,6 @@
 // Laravel's job chains across the language boundary (spec §11.5). A Node worker that finishes a step of
 // a PHP chain dispatches the next step exactly as Queueable::dispatchNextJobInChain does, so the PHP
 // steps after it run; dispatchChain builds a chain in Node that PHP workers (or larq) continue.
-import { EventEmitter } from 'events';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
 export { dispatchObject, type QueueResolver } from './bus';
@@ -15,7 +14,7 @@ import { ENVELOPE_KEYS, serializedInput, truthy, withJobProperties } from './pro
 import { dispatchUnique, type UniqueJobSpec, type UniqueOptions } from './unique';
 import type { CacheStore } from '../cache/CacheStore';
 
-/** Emitted (event `'warning'` on {@link chainEvents}) when PHP-only chain work could not be done in Node. */
+/** Given to `onWarning` (else written with process.emitWarning) when PHP-only chain work could not be done in Node. */
 export interface ChainWarning {
   kind: 'catch-callbacks-not-run';
   job: RedisJob;
@@ -24,11 +23,8 @@ export interface ChainWarning {
   message: string;
 }
 
-/** Where chain warnings go; when nobody listens they are written with process.emitWarning. */
-export const chainEvents = new EventEmitter();
-
-function warn(w: ChainWarning): void {
-  if (chainEvents.listenerCount('warning') > 0) chainEvents.emit('warning', w);
+function warn(w: ChainWarning, onWarning: ((w: ChainWarning) => unknown) | undefined): void {
+  if (onWarning) onWarning(w);
   else process.emitWarning(w.message, { code: 'LARQ_CHAIN_CATCH' });
 }
 
@@ -78,6 +74,8 @@ export interface ChainHooksOptions {
    * while another copy holds it. Without it every step is pushed as is.
    */
   unique?: { classes: Readonly<Record<string, UniqueJobSpec>>; cache: CacheStore; options: UniqueOptions };
+  /** Where warnings about PHP-only chain work go (catch callbacks not run). Default: process.emitWarning. */
+  onWarning?: (warning: ChainWarning) => unknown;
 }
 
 /**
@@ -88,7 +86,7 @@ export interface ChainHooksOptions {
  * are carried over.
  *
  * onFailed: `chainCatchCallbacks` are PHP closures; Node cannot run them. They are left untouched and a
- * warning (`chainEvents` 'warning', else process.emitWarning) says how many were not run.
+ * warning (`onWarning`, else process.emitWarning) says how many were not run.
  */
 export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {}): CommandHooks {
   return {
@@ -106,12 +104,15 @@ export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {
     onFailed(job: RedisJob, command: PhpObject | null) {
       const callbacks = command?.get('chainCatchCallbacks');
       if (callbacks instanceof PhpArray && callbacks.size > 0) {
-        warn({
-          kind: 'catch-callbacks-not-run',
-          job,
-          count: callbacks.size,
-          message: `larq: ${callbacks.size} chain catch callback(s) of ${command!.className} (job ${job.uuid() ?? job.getJobId()}) are PHP closures and were not run`,
-        });
+        warn(
+          {
+            kind: 'catch-callbacks-not-run',
+            job,
+            count: callbacks.size,
+            message: `larq: ${callbacks.size} chain catch callback(s) of ${command!.className} (job ${job.uuid() ?? job.getJobId()}) are PHP closures and were not run`,
+          },
+          options.onWarning,
+        );
       }
     },
   };
