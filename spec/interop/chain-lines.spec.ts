@@ -9,7 +9,7 @@ import { chainHooks, dispatchChain } from '../../lib/features/chain';
 import { Handlers } from '../../lib/handlers/Handlers';
 import { laravelJobTraits, phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
-import { LARAVEL_LINES, laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
+import { LARAVEL_LINES, laravelMajor, phpDispatch, requirePhp, runLaravelWorker } from '../support/php';
 import { masked } from '../support/php13';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
@@ -31,7 +31,7 @@ for (const line of LARAVEL_LINES) describe(`interop: chains, step by step (Larav
   afterEach(async () => Promise.all(opened.splice(0).map((q) => q.close())));
 
   function queueOf(prefix: string): RedisQueue {
-    const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line as `${12 | 13}.${bigint}` });
+    const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
     opened.push(q);
     return q;
   }
@@ -40,8 +40,8 @@ for (const line of LARAVEL_LINES) describe(`interop: chains, step by step (Larav
 
   it('dispatches the next step of a PHP chain exactly as Laravel does', async function () {
     const [php, node] = [randomPrefix(), randomPrefix()];
-    for (const prefix of [php, node]) await phpDispatch('chain', { laravel: line as PhpLaravelLine, port, prefix, now: NOW });
-    await runLaravelWorker({ laravel: line as PhpLaravelLine, port, prefix: php, maxJobs: 1 });
+    for (const prefix of [php, node]) await phpDispatch('chain', { laravel: line, port, prefix, now: NOW });
+    await runLaravelWorker({ laravel: line, port, prefix: php, maxJobs: 1 });
     const queue = queueOf(node);
     const handlers = new Handlers({ hooks: [chainHooks(queue)] }).object('App\\Jobs\\ChainStep', () => undefined);
     await createWorker(queue, handlers, { sleep: 0, maxJobs: 1, memory: 4096 }).daemon('default');
@@ -55,7 +55,7 @@ for (const line of LARAVEL_LINES) describe(`interop: chains, step by step (Larav
 
   it('builds a chain with dispatchChain exactly as Bus::chain(...)->onQueue(...)->dispatch() does', async function () {
     const [php, node] = [randomPrefix(), randomPrefix()];
-    await phpDispatch('chain', { laravel: line as PhpLaravelLine, port, prefix: php, now: NOW });
+    await phpDispatch('chain', { laravel: line, port, prefix: php, now: NOW });
     await dispatchChain(queueOf(node), [1, 2, 3].map((step) => ChainStep.make({ step })), { queue: 'default' });
     const [fromPhp] = await pending(php);
     const [fromNode] = await pending(node);

@@ -25,7 +25,7 @@ for (const line of LARAVEL_LINES) describe(`interop: payloads for laravel: '${li
   it('pushes what Laravel pushes for the same job', async function () {
     const [php, node] = [randomPrefix(), randomPrefix()];
     await phpDispatch('on-queue', { laravel: line, port, prefix: php, args: ['high'] });
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: node, laravel: line as '13.26' });
+    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: node, laravel: line });
     try {
       await queue.push(ChainStep.make({ step: 1, queue: 'high' }), 'high');
     } finally {

@@ -37,10 +37,10 @@ for (const line of LARAVEL_LINES) describe(`interop: unique jobs (Laravel ${line
 
   function sides(prefix = randomPrefix()) {
     const cache = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, database: 0, prefix, cachePrefix: CACHE_PREFIX, laravel: laravelMajor(line) });
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line as '13.26' });
+    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
     open.push(queue, cache);
     const php: PhpConnection = { laravel: line, port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
-    const unique = { classes: { [UNIQUE_STEP]: {}, [NAMED]: named }, cache, options: { laravel: line as '13.26' } };
+    const unique = { classes: { [UNIQUE_STEP]: {}, [NAMED]: named }, cache, options: { laravel: line } };
     const larqWorker = (queueName: string) => {
       const handlers = new Handlers({ hooks: [uniqueJobs(unique.classes, cache, unique.options), chainHooks(queue, { unique })] })
         .object('App\\Jobs\\ChainStep', () => undefined)
@@ -93,7 +93,7 @@ for (const line of LARAVEL_LINES) describe(`interop: unique jobs (Laravel ${line
     const larq = sides();
     const dispatched = await dispatch13('named-unique', ['n1', 'node'], larq.php);
     expect(dispatched.ids).to.have.length(1);
-    const name = await uniqueLockName(new PhpObject(NAMED, [{ name: 'uniqueId', visibility: 'public', value: 'n1' }]), named, { laravel: line as '13.26' });
+    const name = await uniqueLockName(new PhpObject(NAMED, [{ name: 'uniqueId', visibility: 'public', value: 'n1' }]), named, { laravel: line });
     if (dispatched.keys[0] !== null) expect(name).to.equal(dispatched.keys[0]);
     expect(await larq.cache.lock(name).currentOwner()).to.be.a('string');
     await larq.larqWorker('node');
