@@ -100,6 +100,12 @@ function larq_load_laravel(): void
 }
 
 /**
+ * Classes of 12/13 that Debian's older vendors cannot load, and the harness's stand-ins (shims/):
+ * OutputStyle is written against Symfony Console 7, Debian has 6.2.
+ */
+const LARQ_SHIMS = ['Illuminate\\Console\\OutputStyle' => 'OutputStyle.php'];
+
+/**
  * Illuminate\<Component>\<Rest> lives in src/Illuminate/<Component>/<Rest>.php, except that the
  * Illuminate\Support namespace is spread over Support and the split packages Macroable, Collections,
  * Conditionable and Reflection (each its own Composer package with an Illuminate\Support\ root).
@@ -108,6 +114,10 @@ function larq_register_illuminate_autoloader(string $src): void
 {
     spl_autoload_register(static function (string $class) use ($src): void {
         if (!str_starts_with($class, 'Illuminate\\')) {
+            return;
+        }
+        if (isset(LARQ_SHIMS[$class])) {
+            require __DIR__ . '/shims/' . LARQ_SHIMS[$class];
             return;
         }
         $relative = str_replace('\\', '/', substr($class, strlen('Illuminate\\'))) . '.php';

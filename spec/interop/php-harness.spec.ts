@@ -8,16 +8,11 @@ import {
   LARAVEL_LINES,
   LaravelBoot,
   PhpLaravelLine,
-  phpDispatch as dispatchOn,
+  laravelHarness,
   requirePhp,
-  runLaravelWorker as runWorkerOn,
-  runLaravelWorkerDetailed as runWorkerDetailedOn,
   runPhp,
   laravelEnv,
-  startLaravelWorker as startWorkerOn,
   WorkerRecord,
-  PhpConnection,
-  LaravelWorkerOptions,
 } from '../support/php';
 
 /** Where each line's Illuminate classes must come from: Debian's package, or the unpacked release. */
@@ -48,10 +43,7 @@ for (const line of LARAVEL_LINES) describe(`interop: PHP harness (Laravel ${line
     port = await requireRedis(this);
   });
 
-  const phpDispatch = (scenario: string, opts: PhpConnection & { args?: (string | number)[] }) => dispatchOn(scenario, { laravel: line, ...opts });
-  const runLaravelWorker = (opts: LaravelWorkerOptions) => runWorkerOn({ laravel: line, ...opts });
-  const runLaravelWorkerDetailed = (opts: LaravelWorkerOptions) => runWorkerDetailedOn({ laravel: line, ...opts });
-  const startLaravelWorker = (opts: LaravelWorkerOptions) => startWorkerOn({ laravel: line, ...opts });
+  const { phpDispatch, runLaravelWorker, runLaravelWorkerDetailed, startLaravelWorker } = laravelHarness(line);
 
   it('boots the real release of the line, from its own source', async () => {
     expect(boot.line).to.equal(line);

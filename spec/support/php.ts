@@ -101,6 +101,22 @@ export interface PhpDispatchResult {
   ids: string[];
   /** Every job object handed to Laravel (or a string job's data), described after dispatch. */
   described: PhpDescribed[];
+  /**
+   * For each of `described`, the properties its serialized form leaves out: SerializesModels on 9.x+
+   * skips properties still at their declared default (PHP restores them from the class). [] on 8.x.
+   */
+  omitted: string[][];
+}
+
+/**
+ * The i-th dispatched value as its payload carries it: `described` without the properties Laravel left
+ * out of the serialized command (all of them on 8.x). This is what a reader of the payload can decode.
+ */
+export function describedOnTheWire(sent: PhpDispatchResult, i = 0): PhpDescribed {
+  const described = sent.described[i];
+  const omitted = new Set(sent.omitted[i] ?? []);
+  if (described.t !== 'object' || omitted.size === 0) return described;
+  return { ...described, props: described.props.filter((p) => !omitted.has(p.name)) };
 }
 
 /** One line a job handler wrote (jobs.php). */
@@ -402,4 +418,29 @@ function readJsonLines<T>(file: string): T[] {
   const lines = readFileSync(file, 'utf8').split('\n');
   lines.pop();
   return lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as T);
+}
+
+/** The harness's entry points bound to one Laravel line (each call's own `laravel` still wins). */
+export interface LaravelHarness {
+  line: PhpLaravelLine;
+  /** The line's major version, larq's LaravelLine (`laravel:` of RedisQueue and the worker). */
+  major: 8 | 12 | 13;
+  phpDispatch(scenario: string, opts: PhpConnection & { args?: (string | number)[] }): Promise<PhpDispatchResult>;
+  runLaravelWorker(opts: LaravelWorkerOptions): Promise<WorkerRecord[]>;
+  runLaravelWorkerDetailed(opts: LaravelWorkerOptions): Promise<LaravelWorkerRun>;
+  startLaravelWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle;
+  runPhp(script: string, args?: string[], env?: Record<string, string>, timeoutMs?: number): Promise<PhpResult>;
+}
+
+/** phpDispatch, the Laravel worker and runPhp on one line: `const php = laravelHarness('13.26')`. */
+export function laravelHarness(line: PhpLaravelLine): LaravelHarness {
+  return {
+    line,
+    major: laravelMajor(line),
+    phpDispatch: (scenario, opts) => phpDispatch(scenario, { laravel: line, ...opts }),
+    runLaravelWorker: (opts) => runLaravelWorker({ laravel: line, ...opts }),
+    runLaravelWorkerDetailed: (opts) => runLaravelWorkerDetailed({ laravel: line, ...opts }),
+    startLaravelWorker: (opts) => startLaravelWorker({ laravel: line, ...opts }),
+    runPhp: (script, args = [], env = {}, timeoutMs) => runPhp(script, args, { ...laravelEnv(line), ...env }, timeoutMs),
+  };
 }
