@@ -4,7 +4,9 @@
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
+import { configFor, parse, UsageError } from '../../lib/cli/args';
 import { configFromEnv } from '../../lib/cli/config';
+import { COMMANDS } from '../../lib/cli/main';
 import { InvalidOptionError } from '../../lib/errors';
 import { LaravelRelease, type LaravelVersion } from '../../lib/LaravelLine';
 import { phpClass } from '../../lib/php/builder';
@@ -94,5 +96,8 @@ describe('the laravel option (a major or major.minor)', function () {
     expect(['8', '9', '10', '11', '12', '13', '12.11', '13.24', '13.26'].map(queueVersion)).to.deep.equal([8, 9, 10, 11, 12, 13, '12.11', '13.24', 13]);
     expect(configFromEnv({ LARQ_LARAVEL: '12.30' }).laravel).to.equal(12);
     expect(() => configFromEnv({ LARQ_LARAVEL: '13.x' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13/);
+    const size = COMMANDS.find((c) => c.name === 'size')!;
+    expect(configFor(parse(size, ['--laravel=12.11']), {}).queue.laravel).to.equal('12.11');
+    expect(() => configFor(parse(size, ['--laravel=12.011']), {})).to.throw(UsageError, /--laravel must be a Laravel version from 8 to 13/);
   });
 });
