@@ -8,6 +8,7 @@
 //   chain-unique <id>              Bus::chain([ChainStep(1) on queue "node", UniqueStep(id)])->onQueue('php')
 //   named-unique <id> <queue>      NamedUniqueJob(id) through dispatch(); keys: [UniqueLock::getKey]
 //   debounced <id> <count> [queue] DebouncedJob(id, 1..count) through dispatch() (13.6+), each superseding the last
+//   manual-fail [queue]            ManualFailJob(1) through dispatch(): its handle() calls $this->fail()
 //   pause-all | resume-all         Queue::pauseAll() / Queue::resumeAll() (13.25+: queue:pause --all)
 
 declare(strict_types=1);
@@ -48,6 +49,9 @@ switch ($scenario) {
         for ($n = 1; $n <= (int) ($args[1] ?? 3); $n++) {
             dispatch((new Jobs\DebouncedJob($args[0] ?? 'd1', $n))->onQueue($args[2] ?? 'node'));
         }
+        break;
+    case 'manual-fail':
+        dispatch((new Jobs\ManualFailJob(1))->onQueue($args[0] ?? 'default'));
         break;
     case 'pause-all':
         $app['queue']->pauseAll();

@@ -76,4 +76,27 @@ namespace App\Jobs {
             larq_record_command($this);
         }
     }
+
+    /** Fails itself without an exception ($this->fail()); its failed() hook records what it was given. */
+    class ManualFailJob implements ShouldQueue
+    {
+        use Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
+
+        public $n;
+
+        public function __construct(int $n)
+        {
+            $this->n = $n;
+        }
+
+        public function handle(): void
+        {
+            $this->fail();
+        }
+
+        public function failed(?\Throwable $e): void
+        {
+            larq_record_command($this, 'failed', $e);
+        }
+    }
 }
