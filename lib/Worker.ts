@@ -21,6 +21,7 @@
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
 import { InvalidOptionError, LarqError, TimeoutExceededError } from './errors';
+import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
@@ -53,6 +54,8 @@ export interface WorkerDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Laravel's isDownForMaintenance: while true (and `force` is off) the daemon takes no jobs. */
   isDownForMaintenance?: () => boolean | Promise<boolean>;
+  /** The PHP side's Laravel version: which cache signals exist (13.25+ global pause). Default 13; createWorker: the queue's. */
+  laravel?: LaravelVersion | LaravelRelease;
 }
 
 const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = { memory: EXIT_MEMORY_LIMIT, timed_out: EXIT_ERROR };
@@ -93,7 +96,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     // A sleep that rejects must not leave a rejected promise behind in the slots or the loop.
     this.sleepImpl = (ms, signal) => sleep(ms, signal).catch((e: unknown) => this.report(e));
     this.slots = new Slots(this.options.concurrency);
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e));
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13));
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failJob(job, e) };
   }
 

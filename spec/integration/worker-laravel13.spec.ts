@@ -69,6 +69,16 @@ describe('Worker: Laravel 13 rules on Redis', function () {
       await worker(handlers).daemon('default,low');
       expect(ran).to.deep.equal([1, 2]);
     });
+
+    it('is not read for a peer older than 13.25, whose workers never read it', async function () {
+      await queue.close();
+      queue = new RedisQueue({ connection: { port }, prefix, laravel: '13.24', retryAfter: 90 });
+      await queue.push(ChainStep.make({ step: 1 }));
+      await cache.forever(globalPausedKey, true);
+      const ran: unknown[] = [];
+      await worker(new Handlers().object('App\\Jobs\\ChainStep', (c) => void ran.push(c.step))).daemon('default');
+      expect(ran).to.deep.equal([1]);
+    });
   });
 
   describe('JobReleased (13.26+)', function () {
