@@ -11,7 +11,11 @@ export type LaravelMajor = 8 | 9 | 10 | 11 | 12 | 13;
  * `'12'`), meaning the newest release of that line larq knows (8.83, 9.52, 10.50, 11.56, 12.67, 13.26), or
  * a `'major.minor'` string (`'12.11'`, `'13.26'`) for a peer inside a line.
  */
-export type LaravelVersion = LaravelMajor | `${LaravelMajor}` | `${LaravelMajor}.${bigint}`;
+export type LaravelVersion = LaravelMajor | `${LaravelMajor}` | `${LaravelMajor}.${LaravelMinor}`;
+
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+/** A minor release number as written: 0 to 99, no leading zero. */
+type LaravelMinor = Digit | `${Exclude<Digit, '0'>}${Digit}`;
 
 /**
  * The payload shape of a Laravel release (which fields the envelope has). 8: Laravel 8.x-11.x and
@@ -84,7 +88,7 @@ export class LaravelRelease {
     // a number names a major only: 12.1 and 12.10 would be the same number
     const known = text === undefined || (typeof version === 'number' && text.includes('.')) ? undefined : parsed.get(text);
     if (known !== undefined) return known;
-    const m = text === undefined ? null : /^(8|9|1[0-3])(?:\.(0|[1-9]\d{0,3}))?$/.exec(text);
+    const m = text === undefined ? null : /^(8|9|1[0-3])(?:\.(0|[1-9]\d?))?$/.exec(text);
     const major = m ? (Number(m[1]) as LaravelMajor) : undefined;
     if (!m || !MAJORS.includes(major!) || (typeof version === 'number' && m[2] !== undefined)) {
       throw new InvalidOptionError(option, `${LARAVEL_VERSION_RULE}, got ${JSON.stringify(version) ?? String(version)}`);

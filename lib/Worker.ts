@@ -30,6 +30,7 @@
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
 import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
+import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { AttemptAction, FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { Attempt, attemptOf } from './worker/Attempt';
@@ -67,6 +68,8 @@ export interface WorkerDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Laravel's isDownForMaintenance: while true (and `force` is off) the daemon takes no jobs. */
   isDownForMaintenance?: () => boolean | Promise<boolean>;
+  /** The PHP side's Laravel version: which cache signals exist (13.25+ global pause). Default 13; createWorker: the queue's. */
+  laravel?: LaravelVersion | LaravelRelease;
 }
 
 const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = { memory: EXIT_MEMORY_LIMIT, timed_out: EXIT_ERROR };
@@ -125,7 +128,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.deadlines = new Deadlines(this.clock, this.sleepImpl, (now) => this.handleDeadlines(now));
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e));
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13));
     // The worker's own fail decisions (before the run, after an exception, at the timeout) belong to the
     // attempt's end and are never fenced; failJob() is what handlers call.
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failUnfenced(job, e) };
@@ -430,6 +433,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       }
       attempt.conclude();
       if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
+      if (job.isReleased() && !job.isDeleted() && this.listens('JobReleased')) this.events.emit('JobReleased', this.jobEvent(job));
     } catch (e) {
       exception = toError(e);
       if (!attempt.handlerSettled()) throw exception;

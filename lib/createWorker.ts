@@ -30,7 +30,7 @@ export function createWorker(queue: RedisQueue, handlers: Handlers, options: Par
     log: (connection: string, q: string, payload: string | Buffer, e: Error) =>
       failed.log(connection, q, payload, formatException(e, { className: (err) => LARAVEL_CLASS[err.name] })),
   };
-  const worker = new Worker<RedisJob>(queue, handlers, { retryAfter: queue.options.retryAfter, ...options }, { ...rest, failer });
+  const worker = new Worker<RedisJob>(queue, handlers, { retryAfter: queue.options.retryAfter, ...options }, { laravel: queue.options.laravel, ...rest, failer });
   handlers.bindFailer((job, error) => worker.failJob(job, error));
   return worker;
 }

@@ -50,6 +50,8 @@ export interface WorkerEvents<J extends WorkerJob = WorkerJob> {
   JobProcessing: JobEvent<J>;
   /** The run returned without throwing (also when the job released or failed itself). */
   JobProcessed: JobEvent<J>;
+  /** After JobProcessed, when the run released the job and did not delete it (13.26+). */
+  JobReleased: JobEvent<J>;
   /** The job failed: after its reservation was deleted and its `failed` hook ran; before the record is written. */
   JobFailed: JobEvent<J> & { exception: Error };
   /** The run threw: after the fail decisions, before any release. */

@@ -6,11 +6,10 @@
 // MySQL/PostgreSQL a transaction on one pooled connection with `SELECT ... FOR UPDATE`.
 //
 // then/catch/finally callbacks are PHP closures inside the serialized `options`: Node cannot run them.
-// When a Node-side update reaches a point where Laravel would run some, larq emits a `'callbacks'` event on
-// `batchEvents` (and, with nobody listening, a process warning) naming the batch and the kinds and counts
-// not run, or calls batchHooks' `onCallbacksDue` (where the app can dispatch a PHP job of its own that runs
-// them via Bus::findBatch). They are never silently dropped.
-import { EventEmitter } from 'events';
+// When a Node-side update reaches a point where Laravel would run some, larq calls batchHooks'
+// `onCallbacksDue` (where the app can dispatch a PHP job of its own that runs them via Bus::findBatch), or
+// without one writes a process warning naming the batch and the kinds and counts not run. They are never
+// silently dropped.
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlRunner } from '../sql';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
@@ -21,7 +20,7 @@ import { orderedUuid } from '../uuid';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
-import type { QueueResolver } from './chain';
+import type { QueueResolver } from './bus';
 import { withProperty } from './props';
 
 export { orderedUuid };
@@ -51,9 +50,6 @@ export interface BatchUpdate {
   /** Callback kinds Laravel runs at this point (never run by Node). */
   due: ('then' | 'catch' | 'finally')[];
 }
-
-/** Emits `'callbacks'` ({batchId, kinds: {then?: n,...}, message}) when PHP callbacks were due but not run. */
-export const batchEvents = new EventEmitter();
 
 export interface BatchRepositoryOptions {
   /** Default `job_batches`. */
@@ -260,8 +256,7 @@ async function reportDue(update: BatchUpdate | null, handler?: (update: BatchUpd
   const kinds: Record<string, number> = {};
   for (const k of update.due) kinds[k] = update.batch.callbacks[k];
   const message = `larq: batch ${update.batch.id} reached its ${update.due.join('/')} callbacks (${JSON.stringify(kinds)}); they are PHP closures and were not run by Node`;
-  if (batchEvents.listenerCount('callbacks') > 0) batchEvents.emit('callbacks', { batchId: update.batch.id, kinds, message, batch: update.batch });
-  else process.emitWarning(message, { code: 'LARQ_BATCH_CALLBACKS' });
+  process.emitWarning(message, { code: 'LARQ_BATCH_CALLBACKS' });
 }
 
 function batchIdOf(command: PhpObject | null): string | null {

@@ -1,20 +1,20 @@
 // Laravel's job chains across the language boundary (spec §11.5). A Node worker that finishes a step of
 // a PHP chain dispatches the next step exactly as Queueable::dispatchNextJobInChain does, so the PHP
 // steps after it run; dispatchChain builds a chain in Node that PHP workers (or larq) continue.
-import { EventEmitter } from 'events';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
+export { dispatchObject, type QueueResolver } from './bus';
 import type { RedisJob } from '../jobs/RedisJob';
-import type { RedisQueue } from '../RedisQueue';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
-import { ENVELOPE_KEYS, serializedInput, truthy, withProperty } from './props';
+import type { LaravelLine } from '../LaravelLine';
+import { dispatchObject, lineOf, type QueueResolver } from './bus';
+import { ENVELOPE_KEYS, serializedInput, truthy, withJobProperties } from './props';
+import { dispatchUnique, type UniqueJobSpec, type UniqueOptions } from './unique';
+import type { CacheStore } from '../cache/CacheStore';
 
-/** The queue a job goes to, by its `connection` property (null: the default connection). */
-export type QueueResolver = RedisQueue | ((connectionName: string | null) => RedisQueue);
-
-/** Emitted (event `'warning'` on {@link chainEvents}) when PHP-only chain work could not be done in Node. */
+/** Given to `onWarning` (else written with process.emitWarning) when PHP-only chain work could not be done in Node. */
 export interface ChainWarning {
   kind: 'catch-callbacks-not-run';
   job: RedisJob;
@@ -23,25 +23,19 @@ export interface ChainWarning {
   message: string;
 }
 
-/** Where chain warnings go; when nobody listens they are written with process.emitWarning. */
-export const chainEvents = new EventEmitter();
-
-function warn(w: ChainWarning): void {
-  if (chainEvents.listenerCount('warning') > 0) chainEvents.emit('warning', w);
+function warn(w: ChainWarning, onWarning: ((w: ChainWarning) => unknown) | undefined): void {
+  if (onWarning) onWarning(w);
   else process.emitWarning(w.message, { code: 'LARQ_CHAIN_CATCH' });
-}
-
-function resolve(queues: QueueResolver, connection: PhpValue | undefined): RedisQueue {
-  const name = typeof connection === 'string' && connection !== '' ? connection : null;
-  return typeof queues === 'function' ? queues(name) : queues;
 }
 
 /**
  * The next step of `current`'s chain, rebuilt as Laravel does: shifted off `chained`, given the rest of
  * the list, the chain's connection/queue as fallbacks, and the chain properties of `current`. Every
- * other property keeps its bytes. Null when the chain is done.
+ * other property keeps its bytes; the ones set sit where Queueable declares them on `line` and, for a
+ * class that leaves out defaults (SerializesModels 9.4+), are left out at their default, as PHP writes
+ * them. Null when the chain is done.
  */
-export function nextInChain(current: PhpObject): PhpObject | null {
+export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObject | null {
   const chained = current.get('chained');
   if (!(chained instanceof PhpArray) || chained.size === 0) return null;
   const [first, ...rest] = [...chained.entries.values()];
@@ -49,25 +43,20 @@ export function nextInChain(current: PhpObject): PhpObject | null {
   if (input === null) throw new TypeError(`${current.className}: chained[0] is not a serialized job`);
   const decoded = unserialize(input);
   if (!(decoded instanceof PhpObject)) throw new TypeError(`${current.className}: chained[0] is not a PHP object`);
-  let next = withProperty(decoded, 'chained', PhpArray.list(rest));
-  const connection = next.get('connection');
-  next = withProperty(next, 'connection', truthy(connection) ? (connection as PhpValue) : (current.get('chainConnection') ?? null));
-  const queue = next.get('queue');
-  next = withProperty(next, 'queue', truthy(queue) ? (queue as PhpValue) : (current.get('chainQueue') ?? null));
-  for (const name of ['chainConnection', 'chainQueue', 'chainCatchCallbacks']) next = withProperty(next, name, current.get(name) ?? null);
-  return next;
-}
-
-/** Dispatch a job object as the bus does: its `connection` picks the queue, `queue` the name, `delay` later(). */
-export async function dispatchObject(queues: QueueResolver, job: ObjectJob): Promise<string> {
-  const command = job.command;
-  const queue = resolve(queues, command.get('connection'));
-  const name = command.get('queue');
-  const queueName = typeof name === 'string' && name !== '' ? name : null;
-  const delay = command.get('delay');
-  const seconds = typeof delay === 'bigint' ? Number(delay) : typeof delay === 'number' ? delay : 0;
-  if (seconds > 0) return queue.later(seconds, job, queueName);
-  return queue.push(job, queueName);
+  const connection = decoded.get('connection');
+  const queue = decoded.get('queue');
+  return withJobProperties(
+    decoded,
+    {
+      chained: PhpArray.list(rest),
+      connection: truthy(connection) ? (connection as PhpValue) : (current.get('chainConnection') ?? null),
+      queue: truthy(queue) ? (queue as PhpValue) : (current.get('chainQueue') ?? null),
+      chainConnection: current.get('chainConnection') ?? null,
+      chainQueue: current.get('chainQueue') ?? null,
+      chainCatchCallbacks: current.get('chainCatchCallbacks') ?? null,
+    },
+    line,
+  );
 }
 
 /** The payload's keys beyond Laravel's envelope (Context, Horizon, payload hooks), to carry to the next step. */
@@ -77,33 +66,53 @@ export function carriedKeys(decoded: Readonly<Record<string, unknown>>): Record<
   return extra;
 }
 
+/** Options of {@link chainHooks}. */
+export interface ChainHooksOptions {
+  /**
+   * The unique job classes (as given to uniqueJobs): a next step of one of these goes through its lock as
+   * Laravel's dispatch() does, taking it (13.24+: writing the owner into the step) or skipping the step
+   * while another copy holds it. Without it every step is pushed as is.
+   */
+  unique?: { classes: Readonly<Record<string, UniqueJobSpec>>; cache: CacheStore; options: UniqueOptions };
+  /** Where warnings about PHP-only chain work go (catch callbacks not run). Default: process.emitWarning. */
+  onWarning?: (warning: ChainWarning) => unknown;
+}
+
 /**
  * Chain continuation (§11.1 step 6, §11.5): after a step that neither failed nor was released, the next
- * step is dispatched. Its envelope is built from its serialized properties (tries, timeout, backoff...,
- * and the class name as displayName: PHP methods such as displayName() cannot run in Node), and the
- * current payload's extra top-level keys are carried over.
+ * step is dispatched, through the dispatch() helper's unique lock when it is a unique class. Its envelope
+ * is built from its serialized properties (tries, timeout, backoff..., and the class name as displayName:
+ * PHP methods such as displayName() cannot run in Node), and the current payload's extra top-level keys
+ * are carried over.
  *
  * onFailed: `chainCatchCallbacks` are PHP closures; Node cannot run them. They are left untouched and a
- * warning (`chainEvents` 'warning', else process.emitWarning) says how many were not run.
+ * warning (`onWarning`, else process.emitWarning) says how many were not run.
  */
-export function chainHooks(queues: QueueResolver): CommandHooks {
+export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {}): CommandHooks {
   return {
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
-      const next = nextInChain(ctx.command);
+      const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));
       if (!next) return;
       const extra = carriedKeys(ctx.payload.decoded);
-      await dispatchObject(queues, { command: next, extra: Object.keys(extra).length > 0 ? extra : undefined });
+      const job = { command: next, extra: Object.keys(extra).length > 0 ? extra : undefined };
+      const unique = options.unique;
+      const spec = unique?.classes[next.className];
+      if (unique && spec) await dispatchUnique(queues, unique.cache, job, spec, unique.options);
+      else await dispatchObject(queues, job);
     },
     onFailed(job: RedisJob, command: PhpObject | null) {
       const callbacks = command?.get('chainCatchCallbacks');
       if (callbacks instanceof PhpArray && callbacks.size > 0) {
-        warn({
-          kind: 'catch-callbacks-not-run',
-          job,
-          count: callbacks.size,
-          message: `larq: ${callbacks.size} chain catch callback(s) of ${command!.className} (job ${job.uuid() ?? job.getJobId()}) are PHP closures and were not run`,
-        });
+        warn(
+          {
+            kind: 'catch-callbacks-not-run',
+            job,
+            count: callbacks.size,
+            message: `larq: ${callbacks.size} chain catch callback(s) of ${command!.className} (job ${job.uuid() ?? job.getJobId()}) are PHP closures and were not run`,
+          },
+          options.onWarning,
+        );
       }
     },
   };
@@ -116,25 +125,28 @@ export interface ChainOptions {
 }
 
 /**
- * Build and dispatch a chain as `Bus::chain([...])->dispatch()` does (8.x PendingChain): the first job
- * gets `chained` = the others serialized, `chainConnection`/`chainQueue` (and its own connection/queue
- * when the chain names them), and `chainCatchCallbacks` = []. Jobs are PHP job objects (PHP or Node
+ * Build and dispatch a chain as `Bus::chain([...])->dispatch()` does (PendingChain): the first job gets
+ * `chainConnection`/`chainQueue` (and its own connection/queue when it has none) from the options,
+ * `chained` = the others serialized, and `chainCatchCallbacks` = []. Properties go where Queueable
+ * declares them, defaults left out as the class's serialize does. Jobs are PHP job objects (PHP or Node
  * handlers alike). Resolves to the first job's id.
  */
 export async function dispatchChain(queues: QueueResolver, jobs: (PhpObject | ObjectJob)[], options: ChainOptions = {}): Promise<string> {
   if (jobs.length === 0) throw new TypeError('dispatchChain: at least one job');
   const [head, ...rest] = jobs.map((j) => (j instanceof PhpObject ? { command: j } : j));
-  let first = head.command;
-  // allOnConnection / allOnQueue: set on the first job only, as Laravel does
-  if (options.connection != null) {
-    first = withProperty(first, 'connection', options.connection);
-    first = withProperty(first, 'chainConnection', options.connection);
+  const first = head.command;
+  const updates: Record<string, PhpValue> = {};
+  // onConnection / onQueue of the chain: the chain's, and the first job's unless it named its own
+  if (options.connection != null && options.connection !== '') {
+    updates.chainConnection = options.connection;
+    updates.connection = truthy(first.get('connection')) ? (first.get('connection') as PhpValue) : options.connection;
   }
-  if (options.queue != null) {
-    first = withProperty(first, 'queue', options.queue);
-    first = withProperty(first, 'chainQueue', options.queue);
+  if (options.queue != null && options.queue !== '') {
+    updates.chainQueue = options.queue;
+    updates.queue = truthy(first.get('queue')) ? (first.get('queue') as PhpValue) : options.queue;
   }
-  first = withProperty(first, 'chained', PhpArray.list(rest.map((j) => serialize(j.command))));
-  first = withProperty(first, 'chainCatchCallbacks', new PhpArray());
-  return dispatchObject(queues, { ...head, command: first });
+  updates.chained = PhpArray.list(rest.map((j) => serialize(j.command)));
+  updates.chainCatchCallbacks = new PhpArray();
+  const line = lineOf(queues, updates.connection ?? first.get('connection'));
+  return dispatchObject(queues, { ...head, command: withJobProperties(first, updates, line) });
 }

@@ -2,12 +2,11 @@
 // wrapper jobs. Each feature plugs into Handlers through CommandHooks:
 //   new Handlers({ hooks: [modelHooks(...), uniqueJobs(...), chainHooks(queue), batchHooks(repo)] })
 // (this order follows CallQueuedHandler: models on unserialize, unique lock, then chain, then batch).
-export { chainHooks, dispatchChain, nextInChain, chainEvents, type ChainOptions, type ChainWarning, type QueueResolver } from './chain';
+export { chainHooks, dispatchChain, nextInChain, type ChainOptions, type ChainHooksOptions, type ChainWarning, type QueueResolver } from './chain';
 export {
   BatchRepository,
   batchHooks,
   dispatchBatch,
-  batchEvents,
   orderedUuid,
   type BatchRecord,
   type BatchUpdate,
@@ -15,6 +14,7 @@ export {
   type BatchRepositoryOptions,
 } from './batch';
 export { uniqueJobs, dispatchUnique, uniqueLockName, type UniqueJobSpec, type UniqueOptions } from './unique';
+export { debouncedJobs, debounceKey, type DebouncedJobSpec, type DebounceOptions } from './debounce';
 export {
   modelHooks,
   modelReference,

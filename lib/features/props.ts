@@ -1,6 +1,8 @@
 // Small helpers for reading and rewriting the properties of a PHP job object without disturbing the
 // others: every property keeps its position, visibility and bytes unless it is the one being set.
-import { PhpArray, PhpBytes, PhpObject, type PhpValue } from '../php/values';
+import type { LaravelLine } from '../LaravelLine';
+import { declarationOf, phpIdentical, queueableTrait, toPhp } from '../php/builder';
+import { PhpArray, PhpBytes, PhpObject, type PhpProperty, type PhpValue } from '../php/values';
 
 /** A copy of `object` with `name` set to `value`: in place when present, else appended as public. */
 export function withProperty(object: PhpObject, name: string, value: PhpValue): PhpObject {
@@ -33,3 +35,71 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil',
   'deleteWhenMissingModels', 'data', 'createdAt', 'id', 'attempts', 'delay',
 ]);
+
+// Queueable's properties per line, in declaration order, with their defaults (builder's trait declarations).
+const queueable = new Map<LaravelLine, { order: readonly string[]; defaults: ReadonlyMap<string, PhpValue> }>();
+
+function queueableLayout(line: LaravelLine): { order: readonly string[]; defaults: ReadonlyMap<string, PhpValue> } {
+  let layout = queueable.get(line);
+  if (layout === undefined) {
+    const props = queueableTrait(line).properties;
+    const order = Object.keys(props);
+    layout = { order, defaults: new Map(order.map((name) => [name, toPhp((props[name] as { default?: unknown }).default ?? null)])) };
+    queueable.set(line, layout);
+  }
+  return layout;
+}
+
+// Properties of the traits a job class uses after Queueable (InteractsWithQueue, Batchable).
+const AFTER_QUEUEABLE = new Set(['job', 'batchId', 'fakeBatch']);
+
+/**
+ * A copy of the job object `object` with Queueable's properties in `updates` set as PHP would serialize
+ * the result: each in its declared place (not appended in call order), and, when the class leaves out
+ * properties still at their default (SerializesModels 9.4+: the object lacks some of Queueable's
+ * properties), a property set to its default left out. An object made by PhpClass.make() is rebuilt from
+ * its declaration; one read from PHP is placed by Queueable's declaration order on `line` (default 13).
+ */
+export function withJobProperties(object: PhpObject, updates: Readonly<Record<string, PhpValue>>, line: LaravelLine = 13): PhpObject {
+  const names = object.properties.map((p) => p.name);
+  const declaration = declarationOf(object);
+  if (declaration && new Set(names).size === names.length && Object.keys(updates).every((n) => declaration.properties.some((p) => p.name === n))) {
+    const values: Record<string, unknown> = {};
+    for (const p of object.properties) values[p.name] = p.value;
+    return declaration.make({ ...values, ...updates });
+  }
+  // An object that holds all of some line's Queueable properties was serialized whole (no SerializesModels,
+  // or before 9.4): it keeps every property, in that line's places.
+  const whole = ([8, 12, 13] as const).find((l) => queueableLayout(l).order.every((name) => names.includes(name)));
+  const { order, defaults } = queueableLayout(whole ?? line);
+  const omitsDefaults = whole === undefined;
+  let properties = [...object.properties];
+  for (const [name, value] of Object.entries(updates)) {
+    const index = properties.findIndex((p) => p.name === name);
+    const rank = order.indexOf(name);
+    if (rank !== -1 && omitsDefaults && phpIdentical(value, defaults.get(name)!)) {
+      if (index !== -1) properties.splice(index, 1);
+    } else if (index !== -1) {
+      properties[index] = { ...properties[index], value };
+    } else {
+      properties = inserted(properties, { name, visibility: 'public', value }, rank === -1 ? [] : order.slice(0, rank), rank === -1 ? [] : order.slice(rank + 1));
+    }
+  }
+  return new PhpObject(object.className, properties);
+}
+
+// Put `property` after the nearest of Queueable's earlier properties present, else before the nearest later
+// one, else before the traits that follow Queueable, else last.
+function inserted(properties: PhpProperty[], property: PhpProperty, before: readonly string[], after: readonly string[]): PhpProperty[] {
+  const at = (index: number) => [...properties.slice(0, index), property, ...properties.slice(index)];
+  for (const name of [...before].reverse()) {
+    const i = properties.findIndex((p) => p.name === name);
+    if (i !== -1) return at(i + 1);
+  }
+  for (const name of after) {
+    const i = properties.findIndex((p) => p.name === name);
+    if (i !== -1) return at(i);
+  }
+  const trailing = properties.findIndex((p) => AFTER_QUEUEABLE.has(p.name));
+  return trailing === -1 ? [...properties, property] : at(trailing);
+}

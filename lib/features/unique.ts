@@ -3,12 +3,14 @@
 // it as PendingDispatch does. Node cannot see PHP interfaces or call uniqueId()/uniqueFor() methods, so the
 // classes and those values are declared here.
 import type { CacheStore } from '../cache/CacheStore';
+import { LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
 import type { RedisJob } from '../jobs/RedisJob';
 import { PhpObject, type PhpValue } from '../php/values';
-import { dispatchObject, type QueueResolver } from './chain';
-import { withProperty } from './props';
+import { dispatchObject, type QueueResolver } from './bus';
+import { withJobProperties } from './props';
+import { xxh128 } from './xxh128';
 
 /** How one PHP class is unique. */
 export interface UniqueJobSpec {
@@ -19,15 +21,17 @@ export interface UniqueJobSpec {
   /** Lock TTL in seconds when dispatching (`uniqueFor`); 0 = never expires. Default: the `uniqueFor` property, else 0. */
   uniqueFor?: number;
   /**
-   * The whole lock name, for keys larq cannot compute: a class with a `displayName()` method on 12.41+
-   * (13.x hashes it with xxh128). Default: computed from the class name per `laravel`.
+   * The job's `displayName()`, when its class has that method: from 12.41 the lock key names it instead
+   * of the class (12.54+ as its xxh128 digest). Default: the class has none, the key names the class.
    */
+  displayName?: (command: PhpObject) => string;
+  /** The whole lock name, overriding everything above. Default: computed per `laravel`. */
   lockName?: (command: PhpObject) => string;
 }
 
-/** The PHP side's Laravel line: decides the lock key layout and the release method. */
+/** The PHP side's Laravel version (as RedisQueue's `laravel` option): the lock key layout and the release method. */
 export interface UniqueOptions {
-  laravel: 8 | 9 | 10 | 11 | 12 | 13;
+  laravel: LaravelVersion;
 }
 
 function uniqueIdOf(spec: UniqueJobSpec, command: PhpObject): string {
@@ -43,25 +47,36 @@ function phpString(v: PhpValue | undefined): string {
   return '';
 }
 
-/** UniqueLock::getKey (§12.1): 8-10 no separator, 11+ `:` between class and uniqueId. */
-export function uniqueLockName(command: PhpObject, spec: UniqueJobSpec, options: UniqueOptions): string {
+/**
+ * UniqueLock::getKey (§12.1): 8-10 class + uniqueId; 11.0+ `:` between them; 12.41+ displayName() in
+ * place of the class when the job has that method, 12.54+ its xxh128 digest.
+ */
+export async function uniqueLockName(command: PhpObject, spec: UniqueJobSpec, options: UniqueOptions): Promise<string> {
   if (spec.lockName) return spec.lockName(command);
+  const release = LaravelRelease.of(options.laravel);
   const id = uniqueIdOf(spec, command);
-  return options.laravel <= 10 ? `laravel_unique_job:${command.className}${id}` : `laravel_unique_job:${command.className}:${id}`;
+  if (!release.has('uniqueKeySeparator')) return `laravel_unique_job:${command.className}${id}`;
+  let name = command.className;
+  if (spec.displayName && release.has('uniqueKeyDisplayName')) {
+    name = spec.displayName(command);
+    if (release.has('uniqueKeyHash')) name = await xxh128(name);
+  }
+  return `laravel_unique_job:${name}:${id}`;
 }
 
+// 13.24+: an owner token in the command means a compare-and-delete release (a lock another dispatch took
+// since is left alone); otherwise, and before 13.24, UniqueLock::release force-releases.
 async function releaseLock(cache: CacheStore, command: PhpObject, spec: UniqueJobSpec, options: UniqueOptions): Promise<void> {
-  const name = uniqueLockName(command, spec, options);
+  const name = await uniqueLockName(command, spec, options);
   const owner = command.get('uniqueLockOwner');
-  // 13.24+: an owner token in the command means an owner-checked release; otherwise force-release.
-  if (options.laravel >= 13 && typeof owner === 'string' && owner !== '') await cache.lock(name, 0, owner).release();
+  if (LaravelRelease.of(options.laravel).has('uniqueLockOwner') && typeof owner === 'string' && owner !== '') await cache.lock(name, 0, owner).release();
   else await cache.lock(name, 0).forceRelease();
 }
 
 /**
  * The worker side of unique jobs, for `classes` keyed by PHP class name: a plain unique job's lock is
  * released after a successful, not-released run and when it fails for good; an until-processing job's
- * lock just before its handler (13.x: on a retry only with an owner token or at attempt 1).
+ * lock just before its handler (13.24+: on a retry only with an owner token or at attempt 1).
  * Put these hooks before chainHooks/batchHooks: Laravel releases the lock before continuing a chain.
  */
 export function uniqueJobs(classes: Readonly<Record<string, UniqueJobSpec>>, cache: CacheStore, options: UniqueOptions): CommandHooks {
@@ -70,7 +85,7 @@ export function uniqueJobs(classes: Readonly<Record<string, UniqueJobSpec>>, cac
     async beforeHandle(ctx: ObjectJobContext) {
       const spec = specOf(ctx.command);
       if (!spec?.untilProcessing) return;
-      if (options.laravel >= 13) {
+      if (LaravelRelease.of(options.laravel).has('uniqueLockOwner')) {
         const owner = ctx.command.get('uniqueLockOwner');
         if (ctx.attempts > 1 && !(typeof owner === 'string' && owner !== '')) return;
       }
@@ -91,8 +106,8 @@ export function uniqueJobs(classes: Readonly<Record<string, UniqueJobSpec>>, cac
 
 /**
  * Dispatch a unique job as PendingDispatch does: take the lock (TTL `uniqueFor`, 0 = forever) and push;
- * when the lock is held the job is not dispatched and null is returned. On 13.x the owner token is
- * written into the job's `uniqueLockOwner` property (13.24+).
+ * when the lock is held the job is not dispatched and null is returned. From 13.24 the owner token is
+ * written into the job's `uniqueLockOwner` property.
  */
 export async function dispatchUnique(
   queues: QueueResolver,
@@ -104,9 +119,10 @@ export async function dispatchUnique(
   const input: ObjectJob = job instanceof PhpObject ? { command: job } : job;
   const prop = input.command.get('uniqueFor');
   const seconds = spec.uniqueFor ?? (typeof prop === 'bigint' ? Number(prop) : 0);
-  const lock = cache.lock(uniqueLockName(input.command, spec, options), seconds);
+  const release = LaravelRelease.of(options.laravel);
+  const lock = cache.lock(await uniqueLockName(input.command, spec, options), seconds);
   if (!(await lock.acquire())) return null;
-  const command = options.laravel >= 13 ? withProperty(input.command, 'uniqueLockOwner', lock.owner) : input.command;
+  const command = release.has('uniqueLockOwner') ? withJobProperties(input.command, { uniqueLockOwner: lock.owner }, release.line) : input.command;
   try {
     return await dispatchObject(queues, { ...input, command });
   } catch (e) {

@@ -4,7 +4,7 @@ import type { LaravelLine } from '../LaravelLine';
 import { InvalidOptionError } from '../errors';
 import type { ObjectJob } from '../jobs/dispatch';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
-import { dispatchObject, type QueueResolver } from './chain';
+import { dispatchObject, type QueueResolver } from './bus';
 
 export const CALL_QUEUED_LISTENER = 'Illuminate\\Events\\CallQueuedListener';
 export const SEND_QUEUED_NOTIFICATIONS = 'Illuminate\\Notifications\\SendQueuedNotifications';

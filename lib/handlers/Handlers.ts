@@ -50,8 +50,8 @@ export type StringJobHandler<T = unknown> = (data: T, ctx: JobContext) => unknow
 // How the registry keeps handlers: each was registered with its own `T`, which only its author knows.
 type StoredObjectHandler = (command: unknown, ctx: ObjectJobContext) => unknown;
 type StoredStringHandler = (data: unknown, ctx: JobContext) => unknown;
-/** The `failed()` hook of a job class: called once when the job fails for good. */
-export type FailedHook = (error: Error, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
+/** The `failed()` hook of a job class: called once when the job fails for good; `error` is null after `fail()` without one, as in PHP. */
+export type FailedHook = (error: Error | null, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
 
 /**
  * Laravel's job features around an object job's handler, at CallQueuedHandler's points (spec §11.1):
@@ -62,8 +62,8 @@ export interface CommandHooks {
   beforeHandle?(ctx: ObjectJobContext): Promise<boolean | void> | boolean | void;
   /** After the handler returned, unless the job was released (steps 5-6: unique lock, next chain step, batch). */
   afterHandle?(ctx: ObjectJobContext): Promise<void> | void;
-  /** When the job failed for good (CallQueuedHandler::failed); `command` is null when it could not be decoded. */
-  onFailed?(job: RedisJob, command: PhpObject | null, error: Error): Promise<void> | void;
+  /** When the job failed for good (CallQueuedHandler::failed); `command` is null when it could not be decoded, `error` after `fail()` without one. */
+  onFailed?(job: RedisJob, command: PhpObject | null, error: Error | null): Promise<void> | void;
 }
 
 /** Options of {@link Handlers}. */
@@ -173,7 +173,7 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   /** The job class's failed() hook, when its handler registered one. */
-  async failed(job: RedisJob, error: Error): Promise<void> {
+  async failed(job: RedisJob, error: Error | null): Promise<void> {
     let payload: JobPayload | null = null;
     try {
       payload = job.payload();

@@ -122,6 +122,9 @@ export interface JobAttempt {
 export interface JobRunner<J extends WorkerJob = WorkerJob> {
   /** Run the job; reject to report an exception. `attempt.signal` aborts on timeout or a forced shutdown. */
   run(job: J, attempt: JobAttempt): Promise<void>;
-  /** The job's `failed` hook (Laravel calls `failed(data, e, uuid)`); its errors never stop the failure. */
-  failed?(job: J, error: Error): Promise<void> | void;
+  /**
+   * The job's `failed` hook (Laravel calls `failed(data, e, uuid)`); its errors never stop the failure.
+   * `error` is null when the job was failed without an exception (`fail()`), as PHP passes it.
+   */
+  failed?(job: J, error: Error | null): Promise<void> | void;
 }

@@ -1,19 +1,25 @@
-// The worker's side of Laravel's cache signals (spec §2.5): `queue:restart` (§10.6) and, since 12.40,
-// `queue:pause` per queue (§10.4). Keys, reads and PHP comparisons are lib/cache/signals'; what is kept
+// The worker's side of Laravel's cache signals (spec §2.5): `queue:restart` (§10.6), `queue:pause` per
+// queue (12.40+) and for every queue (`queue:pause --all`, 13.25+) (§10.4). Keys, reads and PHP comparisons are lib/cache/signals'; what is kept
 // here is the worker's own bookkeeping: the restart baseline and what a failed read means.
 import type { CacheValue } from '../cache/CacheStore';
-import { isPaused, readRestart, restartRequested } from '../cache/signals';
+import { isPaused, isPausedGlobally, readRestart, restartRequested } from '../cache/signals';
 import type { WorkerCache } from '../jobs/contracts';
+import type { LaravelRelease } from '../LaravelLine';
 
 /** Reads the restart and pause signals; without a cache there are none. */
 export class CacheSignals {
   // undefined: not read successfully yet; the first good read becomes the baseline.
   private lastRestart: CacheValue | undefined;
+  private readonly globalPause: boolean;
 
+  /** `laravel`: the PHP side's release, whose signals the worker honours (default: 13.25+ ones included). */
   constructor(
     private readonly cache: WorkerCache | undefined,
     private readonly report: (error: unknown) => void,
-  ) {}
+    laravel?: LaravelRelease,
+  ) {
+    this.globalPause = laravel?.has('globalPause') ?? true;
+  }
 
   /** Remember the restart timestamp as the worker starts (Laravel's getTimestampOfLastQueueRestart). */
   async start(): Promise<void> {
@@ -39,8 +45,16 @@ export class CacheSignals {
     }
   }
 
-  /** Whether `queue:pause` holds the queue (12.40+). Errors propagate: getNextJob reports them. */
+  /**
+   * Whether `queue:pause` holds the queue (12.40+), or `queue:pause --all` holds every queue (13.25+), as
+   * 13.x's QueueManager::isPaused reads them; the global flag only for a 13.25+ peer, as older workers
+   * never read it. The flags are read side by side (one round trip on a pipelined connection). Errors
+   * propagate: getNextJob reports them.
+   */
   async isPaused(connection: string, queue: string): Promise<boolean> {
-    return this.cache !== undefined && (await isPaused(this.cache, connection, queue));
+    if (this.cache === undefined) return false;
+    if (!this.globalPause) return isPaused(this.cache, connection, queue);
+    const [all, one] = await Promise.all([isPausedGlobally(this.cache), isPaused(this.cache, connection, queue)]);
+    return all || one;
   }
 }

@@ -129,7 +129,8 @@ export async function failJob<J extends WorkerJob>(
     // 'redis' took the reservation away with the move; 'reserved' must keep it.
     if (kept === 'store' || kept === 'none') await job.delete();
     try {
-      await runner.failed?.(job, exception);
+      // Laravel's failed() hook gets the exception as given: null for fail() without one
+      await runner.failed?.(job, error ?? null);
     } catch (e) {
       out.report(e);
     }

@@ -4,7 +4,9 @@
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
+import { configFor, parse, UsageError } from '../../lib/cli/args';
 import { configFromEnv } from '../../lib/cli/config';
+import { COMMANDS } from '../../lib/cli/main';
 import { InvalidOptionError } from '../../lib/errors';
 import { LaravelRelease, type LaravelVersion } from '../../lib/LaravelLine';
 import { phpClass } from '../../lib/php/builder';
@@ -71,8 +73,18 @@ describe('the laravel option (a major or major.minor)', function () {
     expect(['8', 9, 10, 11, 12, '13'].map((v) => LaravelRelease.of(v).toString())).to.deep.equal(['8.83', '9.52', '10.50', '11.56', '12.67', '13.26']);
   });
 
-  it('refuses what is not a Laravel version, naming the option', function () {
-    for (const bad of [7, 14, '13.x', '12.011', 12.5, '', null, '12.']) {
+  it('refuses what is not a Laravel version, naming the option (and the type refuses it too)', function () {
+    const typed: LaravelVersion[] = [8, 13, '9', '12.0', '12.11', '13.26', '13.99'];
+    // @ts-expect-error a minor with a leading zero
+    const leadingZero: LaravelVersion = '12.011';
+    // @ts-expect-error no such major
+    const unknownMajor: LaravelVersion = 14;
+    // @ts-expect-error a number names a major only
+    const fractional: LaravelVersion = 12.5;
+    // @ts-expect-error not a number
+    const wildcard: LaravelVersion = '13.x';
+    expect(typed.map((v) => LaravelRelease.of(v).toString())).to.deep.equal(['8.83', '13.26', '9.52', '12.0', '12.11', '13.26', '13.99']);
+    for (const bad of [7, 14, '13.x', '12.011', 12.5, '', null, '12.', '12.100', leadingZero, unknownMajor, fractional, wildcard]) {
       expect(() => new RedisQueue({ connection: { lazyConnect: true }, laravel: bad as LaravelVersion }), String(bad))
         .to.throw(InvalidOptionError, /must be a Laravel version from 8 to 13/)
         .with.property('option', 'laravel');
@@ -84,5 +96,8 @@ describe('the laravel option (a major or major.minor)', function () {
     expect(['8', '9', '10', '11', '12', '13', '12.11', '13.24', '13.26'].map(queueVersion)).to.deep.equal([8, 9, 10, 11, 12, 13, '12.11', '13.24', 13]);
     expect(configFromEnv({ LARQ_LARAVEL: '12.30' }).laravel).to.equal(12);
     expect(() => configFromEnv({ LARQ_LARAVEL: '13.x' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13/);
+    const size = COMMANDS.find((c) => c.name === 'size')!;
+    expect(configFor(parse(size, ['--laravel=12.11']), {}).queue.laravel).to.equal('12.11');
+    expect(() => configFor(parse(size, ['--laravel=12.011']), {})).to.throw(UsageError, /--laravel must be a Laravel version from 8 to 13/);
   });
 });

@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { ArrayCacheStore } from '../../../lib/cache/ArrayCacheStore';
 import { FakeClock } from '../../../lib/clock';
-import { BatchRepository, batchEvents, decodeRow, orderedUuid } from '../../../lib/features/batch';
-import { chainEvents, chainHooks, dispatchChain, nextInChain, carriedKeys } from '../../../lib/features/chain';
+import { BatchRepository, decodeRow, orderedUuid, type BatchUpdate } from '../../../lib/features/batch';
+import { chainHooks, dispatchChain, nextInChain, carriedKeys } from '../../../lib/features/chain';
 import { modelReference, modelReferences, modelHooks, ModelNotFoundError } from '../../../lib/features/models';
 import { uniqueJobs, uniqueLockName, dispatchUnique } from '../../../lib/features/unique';
 import { callQueuedListener, queuedListener, queuedNotification, queuedMailable, broadcastEvent } from '../../../lib/features/wrappers';
@@ -103,16 +103,10 @@ describe('features: chains', () => {
 
   it('onFailed warns about chain catch callbacks it cannot run', async () => {
     const warnings: unknown[] = [];
-    const listener = (w: unknown) => warnings.push(w);
-    chainEvents.on('warning', listener);
-    try {
-      const cmd = ChainStep.make({ step: 1, chainCatchCallbacks: new PhpArray([[0n, new PhpObject('Closure')]]) });
-      await chainHooks(fakeQueue().queue).onFailed!(fakeJob(raw), cmd, new Error('x'));
-      expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.include({ kind: 'catch-callbacks-not-run', count: 1 });
-    } finally {
-      chainEvents.off('warning', listener);
-    }
+    const cmd = ChainStep.make({ step: 1, chainCatchCallbacks: new PhpArray([[0n, new PhpObject('Closure')]]) });
+    await chainHooks(fakeQueue().queue, { onWarning: (w) => void warnings.push(w) }).onFailed!(fakeJob(raw), cmd, new Error('x'));
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include({ kind: 'catch-callbacks-not-run', count: 1 });
   });
 
   it('dispatchChain writes the first job as Bus::chain does', async () => {
@@ -128,13 +122,22 @@ describe('features: chains', () => {
   });
 });
 
+const SYNC_7_XXH128 = 'c7f7e08a2d67f87f6d2af391e0c75245';
+
 describe('features: unique jobs', () => {
   const job = new PhpObject('App\\Jobs\\Sync', [{ name: 'uniqueId', visibility: 'public', value: '7' }]);
 
-  it('lock names per version', () => {
-    expect(uniqueLockName(job, {}, { laravel: 8 })).to.equal('laravel_unique_job:App\\Jobs\\Sync7');
-    expect(uniqueLockName(job, {}, { laravel: 12 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
-    expect(uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:x');
+  it('lock names per version', async () => {
+    expect(await uniqueLockName(job, {}, { laravel: 8 })).to.equal('laravel_unique_job:App\\Jobs\\Sync7');
+    expect(await uniqueLockName(job, {}, { laravel: 12 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:x');
+    // a displayName() method: named from 12.41, hashed (PHP's hash('xxh128', 'Sync 7')) from 12.54
+    const named = { displayName: () => 'Sync 7' };
+    expect(await uniqueLockName(job, named, { laravel: 11 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.40' })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.41' })).to.equal('laravel_unique_job:Sync 7:7');
+    expect(await uniqueLockName(job, named, { laravel: '12.54' })).to.equal(`laravel_unique_job:${SYNC_7_XXH128}:7`);
+    expect(await uniqueLockName(job, named, { laravel: 13 })).to.equal(`laravel_unique_job:${SYNC_7_XXH128}:7`);
   });
 
   it('released after success and on failure, not on release; until-processing before handling', async () => {
@@ -260,9 +263,7 @@ describe('features: batches', () => {
 
   it('allowFailures does not cancel; due PHP callbacks are reported, never silently dropped', async () => {
     const repo = new BatchRepository({ driver: 'sqlite', database: ':memory:' });
-    const reports: unknown[] = [];
-    const listener = (r: unknown) => reports.push(r);
-    batchEvents.on('callbacks', listener);
+    const reports: BatchUpdate[] = [];
     try {
       await repo.createTable();
       const b = await repo.store('b', { allowFailures: true });
@@ -278,13 +279,14 @@ describe('features: batches', () => {
       const { batchHooks } = await import('../../../lib/features/batch');
       const cmd = new PhpObject('App\\Jobs\\B', [{ name: 'batchId', visibility: 'public', value: b.id }]);
       const raw = payloadFor(cmd, { line: 8, clock: new FakeClock(0) });
-      await batchHooks(repo).afterHandle!(ctxFor(raw));
+      await batchHooks(repo, { onCallbacksDue: (u) => void reports.push(u) }).afterHandle!(ctxFor(raw));
       // that job's success (uuid of the payload) finishes the batch: `then` is due and reported
       expect(reports).to.have.length(1);
-      expect(reports[0]).to.deep.include({ batchId: b.id, kinds: { then: 1 } });
+      expect(reports[0].batch.id).to.equal(b.id);
+      expect(reports[0].due).to.deep.equal(['then']);
+      expect(reports[0].batch.callbacks.then).to.equal(1);
       expect(decodeRow({ id: 'x', name: 'n', total_jobs: 1, pending_jobs: 1, failed_jobs: 0, failed_job_ids: '[]', options: Buffer.from(opts).toString('base64'), created_at: 1 }).allowsFailures).to.equal(true);
     } finally {
-      batchEvents.off('callbacks', listener);
       await repo.close();
     }
   });

@@ -23,7 +23,7 @@ describe('Worker: max attempts (§10.11)', () => {
     expect(record).to.include({ connection: 'redis', queue: 'default', payload: raw });
     expect(JSON.parse(record.payload).attempts).to.equal(0); // the original string, not the reserved one
     expect(record.exception.message).to.equal('boom');
-    expect(h.failedHooks.map((f) => f.error.message)).to.deep.equal(['boom']);
+    expect(h.failedHooks.map((f) => f.error?.message)).to.deep.equal(['boom']);
     expect(h.queue.reserved('default')).to.deep.equal([]);
     expect(h.queue.delayed('default')).to.deep.equal([]);
     expect(h.queue.log).to.not.include.members(['release:default:0']);

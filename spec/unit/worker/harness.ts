@@ -52,7 +52,7 @@ export function harness(setup: HarnessOptions = {}) {
   const failer = new FakeFailer();
   const events: string[] = [];
   const errors: Error[] = [];
-  const failedHooks: { job: FakeJob; error: Error }[] = [];
+  const failedHooks: { job: FakeJob; error: Error | null }[] = [];
   const h = {
     time,
     queue,
