@@ -63,3 +63,4 @@ export {
   PhpOnlyJobError,
   CacheValueError,
 } from './errors';
+export { UntransliterableTitleError } from './support/Str';

@@ -94,7 +94,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   const appName = env.get('APP_NAME') ?? 'Laravel';
   const timezone = env.get('APP_TIMEZONE') ?? 'UTC';
   checkTimeZone(timezone, 'APP_TIMEZONE');
-  const prefix = overrides.prefix ?? env.prefix('REDIS_PREFIX') ?? laravelPrefix(appName, laravel >= 13 ? 13 : 8);
+  const prefix = overrides.prefix ?? env.prefix('REDIS_PREFIX') ?? laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME');
   const redisBase = overrides.redisUrl ?? env.get('REDIS_URL');
   const redisDb = (connection: string, option: string) => {
     if (connection === 'default') return env.int('REDIS_DB', 0);

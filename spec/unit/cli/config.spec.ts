@@ -1,5 +1,6 @@
 // A Laravel app's environment turned into larq's configuration, as the skeleton's config files read it.
 import { expect } from 'chai';
+import { UntransliterableTitleError } from '../../../lib/support/Str';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
 import { Encrypter } from '../../../lib/php/Encrypter';
@@ -21,6 +22,12 @@ describe('larq CLI configuration', function () {
       expect(configFromEnv({ REDIS_PREFIX: 'null' }).queue.prefix).to.equal('');
       expect(configFromEnv({ REDIS_PREFIX: '(empty)' }).queue.prefix).to.equal('');
       expect(configFromEnv({ REDIS_PREFIX: 'x_' }, { prefix: 'flag_' }).queue.prefix).to.equal('flag_');
+    });
+
+    it('refuses an APP_NAME whose slug larq cannot reproduce unless REDIS_PREFIX is set, naming both', function () {
+      expect(() => configFromEnv({ APP_NAME: 'магазин', LARQ_LARAVEL: '12' })).to.throw(UntransliterableTitleError, /^APP_NAME: "магазин" .*REDIS_PREFIX/);
+      expect(configFromEnv({ APP_NAME: 'магазин', REDIS_PREFIX: 'magazin_database_', LARQ_LARAVEL: '12' }).queue.prefix).to.equal('magazin_database_');
+      expect(configFromEnv({ APP_NAME: 'Café Crème', LARQ_LARAVEL: '12' }).queue.prefix).to.equal('cafe_creme_database_');
     });
 
     it('picks the payload line from the major version', function () {
