@@ -1,6 +1,8 @@
 // `larq work`: artisan's queue:work. Runs the jobs a handlers module knows on the app's Redis queue, with
 // queue:work's flags, records failures in the app's failed-job store, obeys queue:restart through the
 // app's cache, drains on SIGTERM/SIGINT and exits with the worker's status.
+import { spawnSync } from 'child_process';
+import { existsSync } from 'fs';
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
@@ -191,18 +193,32 @@ export async function loadHandlers(path: string): Promise<Handlers> {
       mod = await importModule(pathToFileURL(file).href);
     }
   } catch (e) {
-    const error = e as Error & { code?: string };
-    const first = error.message.split('\n')[0];
-    // A missing file is a usage mistake; an error thrown by the module itself is the module's problem.
-    if ((error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && first.includes(file)) {
-      throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
-    }
-    throw new LarqError(`loading --handlers=${path} failed: ${first}`, { cause: e });
+    // A missing file is a usage mistake; anything else is the module's own problem: say what and where.
+    if (!existsSync(file)) throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
+    throw new LarqError(`loading --handlers=${path} failed: ${moduleFailure(e, file)}`, { cause: e });
   }
   let exported: unknown = mod.default ?? mod.handlers ?? mod;
   if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as () => unknown)();
   if (isHandlers(exported)) return exported;
   throw new UsageError(`larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
+}
+
+// The first line of a module's load error, led by the file:line a syntax error points at. Node puts that
+// location on the first line of a CommonJS module's stack; for an ES module it gives none, so the module is
+// checked again with \`node --check\`, which prints it (this runs only on the way out of a failed start).
+function moduleFailure(thrown: unknown, file: string): string {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const first = `${error.name}: ${error.message.split('\n')[0]}`;
+  if (!(error instanceof SyntaxError)) return first;
+  const location = LOCATION.exec(error.stack ?? '') ?? LOCATION.exec(syntaxCheck(file));
+  return location ? `${location[1]}: ${first}` : first;
+}
+
+const LOCATION = /^(?:file:\/\/)?(\S+:\d+)\r?\n/;
+
+function syntaxCheck(file: string): string {
+  const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10000 });
+  return check.stderr ?? '';
 }
 
 // instanceof fails when the module got its Handlers from another copy of larq; the shape is what counts.
