@@ -58,7 +58,7 @@ export class RedisQueue implements ReservedJobStore {
 
   constructor(options: RedisQueueOptions = {}) {
     this.options = Object.freeze(resolveOptions(options));
-    this.keys = new KeySpace(this.options.prefix, this.options.laravel, this.options.cluster);
+    this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);

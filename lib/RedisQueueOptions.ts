@@ -3,7 +3,7 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type Clock, systemClock } from './clock';
 import { InvalidOptionError } from './errors';
-import type { LaravelLine } from './LaravelLine';
+import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { Encrypter } from './php/Encrypter';
 import { laravelPrefix } from './redis/keys';
 
@@ -28,8 +28,13 @@ export interface RedisQueueOptions {
   prefix?: string | null;
   /** APP_NAME, to derive the default prefix when `prefix` is null. */
   appName?: string;
-  /** The Laravel line of the PHP peers: picks the default prefix and the cluster key form. */
-  laravel?: LaravelLine;
+  /**
+   * The PHP peers' Laravel version: a major (8 to 13: the newest release of that line) or a `'major.minor'`
+   * string such as `'12.11'`, as `larq --laravel` takes it. It picks the payload's fields (12.11
+   * `createdAt`/`delay`, 12.51 `data.batchId`, 13.0 `deleteWhenMissingModels`), the default prefix and the
+   * cluster key form (13.5). Default 13 (13.26).
+   */
+  laravel?: LaravelVersion;
   /** Whether the PHP peers use a cluster connection (13.x then wraps queue names in `{}`). */
   cluster?: boolean;
   /** Source of "now" for scores. */
@@ -39,7 +44,7 @@ export interface RedisQueueOptions {
 }
 
 /** The options in force after validation. */
-export type ResolvedRedisQueueOptions = Required<Omit<RedisQueueOptions, 'prefix'>> & { prefix: string };
+export type ResolvedRedisQueueOptions = Required<Omit<RedisQueueOptions, 'prefix' | 'laravel'>> & { prefix: string; laravel: LaravelRelease };
 
 /** Laravel's defaults for a Redis queue connection (and the 13.x skeleton's APP_NAME). */
 export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> = Object.freeze({
@@ -51,7 +56,7 @@ export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> 
   migrationBatchSize: -1,
   prefix: null,
   appName: 'Laravel',
-  laravel: 13 as LaravelLine,
+  laravel: 13 as LaravelVersion,
   cluster: false,
   clock: systemClock,
   encrypter: null,
@@ -94,9 +99,9 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
   if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
   if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');
   if (typeof o.appName !== 'string') fail('appName', 'must be a string');
-  if (o.laravel !== 8 && o.laravel !== 12 && o.laravel !== 13) fail('laravel', 'must be 8, 12 or 13');
+  const laravel = LaravelRelease.of(o.laravel, 'laravel');
   if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
   if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
   if (o.encrypter !== null && !(o.encrypter instanceof Encrypter)) fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
-  return { ...o, prefix: o.prefix ?? laravelPrefix(o.appName, o.laravel) };
+  return { ...o, laravel, prefix: o.prefix ?? laravelPrefix(o.appName, laravel.line) };
 }

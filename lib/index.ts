@@ -6,7 +6,7 @@ export { RedisQueue, type InspectedJob, type BulkEntry } from './RedisQueue';
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisQueueOptions, type RedisConnection } from './RedisQueueOptions';
 export { RedisJob } from './jobs/RedisJob';
 export type { JobInput, ObjectJob } from './jobs/dispatch';
-export type { LaravelLine } from './LaravelLine';
+export type { LaravelLine, LaravelVersion, LaravelMajor } from './LaravelLine';
 export { laravelPrefix } from './redis/keys';
 
 // Workers: run Laravel jobs in Node with Laravel's retry, timeout and failure rules.

@@ -4,9 +4,9 @@
 import { parseArgs, type ParseArgsConfig } from 'util';
 import { join, resolve } from 'path';
 import { existsSync, statSync } from 'fs';
-import type { CacheLaravelVersion } from '../cache';
+import { LARAVEL_VERSION_RULE, type LaravelVersion } from '../LaravelLine';
 import { LarqError } from '../errors';
-import { configFromEnv, LARAVEL_VERSIONS, type CliConfig } from './config';
+import { configFromEnv, parseLaravelVersion, type CliConfig } from './config';
 import { loadEnvironment } from './dotenv';
 
 /** A mistake in how larq was called: printed as one line, exit status 2. */
@@ -136,11 +136,13 @@ export function configFor(p: Parsed, processEnv: NodeJS.ProcessEnv = process.env
   const envFile = stringFlag(p, 'env') ?? (existsSync(implicit) ? implicit : undefined);
   if (stringFlag(p, 'env') !== undefined && !existsSync(envFile!)) throw new UsageError(`larq ${p.command}: --env=${envFile} does not exist`);
   const laravelText = stringFlag(p, 'laravel');
-  const laravel = laravelText === undefined ? undefined : Number(laravelText);
-  if (laravel !== undefined && !LARAVEL_VERSIONS.includes(laravel as CacheLaravelVersion)) {
-    throw new UsageError(`larq ${p.command}: --laravel must be a Laravel major version from 8 to 13, got "${laravelText}"`);
+  let laravel: LaravelVersion | undefined;
+  try {
+    laravel = laravelText === undefined ? undefined : parseLaravelVersion(laravelText, '--laravel').version;
+  } catch {
+    throw new UsageError(`larq ${p.command}: --laravel ${LARAVEL_VERSION_RULE}, got "${laravelText}"`);
   }
   const redisUrl = stringFlag(p, 'redis-url');
   if (redisUrl !== undefined && !/^(rediss?|tls):\/\/./.test(redisUrl)) throw new UsageError(`larq ${p.command}: --redis-url must be a redis:// or rediss:// URL, got "${redisUrl}"`);
-  return configFromEnv(loadEnvironment(envFile, processEnv), { app, prefix: stringFlag(p, 'prefix'), redisUrl, laravel: laravel as CacheLaravelVersion | undefined });
+  return configFromEnv(loadEnvironment(envFile, processEnv), { app, prefix: stringFlag(p, 'prefix'), redisUrl, laravel });
 }

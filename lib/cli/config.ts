@@ -7,7 +7,7 @@
 //
 // | variable                     | larq setting                              | default                                               |
 // | ---------------------------- | ----------------------------------------- | ----------------------------------------------------- |
-// | LARQ_LARAVEL (--laravel)     | PHP peers' major version, 8-13            | 13                                                    |
+// | LARQ_LARAVEL (--laravel)     | PHP peers' version: 8-13, or 12.11-style  | 13 (13.26)                                            |
 // | APP_NAME                     | derived prefixes                          | Laravel                                               |
 // | APP_KEY                      | queue encrypter (ShouldBeEncrypted jobs)  | none: encrypted jobs fail                             |
 // | APP_PREVIOUS_KEYS            | older keys tried when decrypting          | none (comma-separated)                                |
@@ -38,7 +38,7 @@ import type { CacheConfig, CacheLaravelVersion } from '../cache';
 import { InvalidOptionError, LarqError } from '../errors';
 import type { FailedJobProviderConfig } from '../failed';
 import { checkTimeZone } from '../failed/timestamp';
-import type { LaravelLine } from '../LaravelLine';
+import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { laravelEnv, type LaravelEnv } from './dotenv';
@@ -48,7 +48,8 @@ import type { SqlConnectionConfig } from '../sql';
 export interface CliQueueConfig {
   connection: string;
   prefix: string;
-  laravel: LaravelLine;
+  /** The PHP peers' version, as RedisQueue's `laravel` option takes it. */
+  laravel: LaravelVersion;
   appName: string;
   queue: string;
   retryAfter: number;
@@ -60,8 +61,10 @@ export interface CliQueueConfig {
 export interface CliConfig {
   /** The Laravel app's directory: relative paths (sqlite file, failed-jobs.json) resolve from it. */
   appDir: string;
-  /** The PHP peers' Laravel major version. */
+  /** The PHP peers' Laravel major version (the cache layout depends on it). */
   laravel: CacheLaravelVersion;
+  /** The PHP peers' exact release (a bare major means the newest of its line). */
+  release: LaravelRelease;
   /** APP_TIMEZONE. */
   timezone: string;
   /** The connection name commands use when given none (QUEUE_CONNECTION, else "redis"). */
@@ -79,7 +82,7 @@ export interface GlobalOverrides {
   app?: string;
   prefix?: string;
   redisUrl?: string;
-  laravel?: CacheLaravelVersion;
+  laravel?: LaravelVersion;
 }
 
 /** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
@@ -89,7 +92,8 @@ export const NON_REDIS_DRIVERS = ['sync', 'database', 'beanstalkd', 'sqs', 'null
 export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
   const env = laravelEnv(vars);
   const appDir = resolve(overrides.app ?? process.cwd());
-  const laravel = overrides.laravel ?? version(env.get('LARQ_LARAVEL'));
+  const release = overrides.laravel !== undefined ? LaravelRelease.of(overrides.laravel, 'laravel') : version(env.get('LARQ_LARAVEL'));
+  const laravel = release.major;
   const modern = laravel >= 11;
   const appName = env.get('APP_NAME') ?? 'Laravel';
   const timezone = env.get('APP_TIMEZONE') ?? 'UTC';
@@ -104,7 +108,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   const queue: CliQueueConfig = {
     connection: redisUrl(env, redisBase, redisDb(env.get('REDIS_QUEUE_CONNECTION') ?? 'default', 'REDIS_QUEUE_CONNECTION')),
     prefix,
-    laravel: laravel >= 13 ? 13 : laravel === 12 ? 12 : 8,
+    laravel: release.version,
     appName,
     queue: env.get('REDIS_QUEUE') ?? 'default',
     retryAfter: env.int('REDIS_QUEUE_RETRY_AFTER', 90),
@@ -113,7 +117,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
-  const config: CliConfig = { appDir, laravel, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const config: CliConfig = { appDir, laravel, release, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
@@ -149,14 +153,17 @@ export function redisConnection(config: Pick<CliConfig, 'defaultConnection'>, gi
   return name;
 }
 
-/** The accepted --laravel / LARQ_LARAVEL values. */
-export const LARAVEL_VERSIONS: readonly CacheLaravelVersion[] = [8, 9, 10, 11, 12, 13];
+/** --laravel / LARQ_LARAVEL: what RedisQueue's `laravel` option takes (LaravelVersion), written as text. */
+export function parseLaravelVersion(text: string, option: string): LaravelRelease {
+  try {
+    return LaravelRelease.of(text, option);
+  } catch {
+    throw new InvalidOptionError(option, `${LARAVEL_VERSION_RULE}, got "${text}"`);
+  }
+}
 
-function version(text: string | undefined): CacheLaravelVersion {
-  if (text === undefined) return 13;
-  const n = Number(text);
-  if (!LARAVEL_VERSIONS.includes(n as CacheLaravelVersion)) throw new InvalidOptionError('LARQ_LARAVEL', `must be a Laravel major version from 8 to 13, got "${text}"`);
-  return n as CacheLaravelVersion;
+function version(text: string | undefined): LaravelRelease {
+  return parseLaravelVersion(text ?? '13', 'LARQ_LARAVEL');
 }
 
 // A redis:// URL for database `db`. As Laravel's URL parser does, the parts REDIS_URL carries win over

@@ -7,7 +7,7 @@ export const GLOBAL_HELP = `Every command also takes:
   --app=DIR           the Laravel app: reads DIR/.env; relative paths (sqlite file, failed-jobs.json)
                       resolve from DIR (default: the current directory, and its .env if there is one)
   --env=FILE          read this .env file instead (variables of the process still win, as in Laravel)
-  --laravel=N         the PHP side's Laravel major version, 8 to 13, for derived prefixes and defaults
+  --laravel=V         the PHP side's Laravel version: a major 8 to 13, or major.minor (12.11, 13.26)
                       (default LARQ_LARAVEL, else 13)
   --prefix=PREFIX     the Redis key prefix (default REDIS_PREFIX, else derived from APP_NAME)
   --redis-url=URL     Redis, as redis://[user:password@]host:port/db (default REDIS_URL, else REDIS_HOST...)

@@ -3,7 +3,7 @@
 // for ShouldBeEncrypted jobs, encrypt) the command, and write the envelope of the peers' Laravel line.
 import type { Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
-import type { LaravelLine } from '../LaravelLine';
+import type { LaravelRelease, LaravelVersion } from '../LaravelLine';
 import { createObjectPayloadOf, createStringPayload } from '../payload/createPayload';
 import { JsonText } from '../payload/PayloadFields';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
@@ -32,7 +32,7 @@ export type JobInput = PhpObject | ObjectJob | StringJobSpec;
 
 /** Everything a payload needs besides the job. */
 export interface DispatchContext {
-  line: LaravelLine;
+  line: LaravelVersion | LaravelRelease;
   clock: Clock;
   encrypter?: Encrypter | null;
   /** Seconds for `later` (the payload's `delay` field on lines 12 and 13). */

@@ -2,6 +2,7 @@
 // field for field and in the same order, so a PHP worker cannot tell them from its own.
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { InvalidOptionError } from '../errors';
+import { LaravelRelease } from '../LaravelLine';
 import { formatPhpFloat } from '../php/float';
 import { phpJsonEncodeMember } from './json';
 import { JsonText, KEYS, KnownJson, PayloadFields, PayloadWriter, PlainText } from './PayloadFields';
@@ -10,7 +11,6 @@ import { randomUuid } from './randomUuid';
 import {
   CALL_QUEUED_HANDLER,
   type BackoffSpec,
-  type LaravelLine,
   type ObjectJobSpec,
   type PayloadOptions,
   type StringJobSpec,
@@ -45,8 +45,8 @@ export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, comma
   p.add(KEYS.backoff, backoff);
   p.add(KEYS.timeout, timeout);
   p.add(KEYS.retryUntil, retryUntil);
-  if (line >= 13) p.add(KEYS.deleteWhenMissingModels, job.deleteWhenMissingModels ?? false);
-  p.add(KEYS.data, new CommandData(job.commandName, command, line >= 12 ? job.batchId ?? null : undefined));
+  if (line.has('deleteWhenMissingModels')) p.add(KEYS.deleteWhenMissingModels, job.deleteWhenMissingModels ?? false);
+  p.add(KEYS.data, new CommandData(job.commandName, command, line.has('batchId') ? job.batchId ?? null : undefined));
   return finish(p, line, opts, tail);
 }
 
@@ -117,13 +117,13 @@ function fieldsFor(opts: PayloadOptions): PayloadFields | PayloadWriter {
   return opts.extra ? new PayloadFields() : new PayloadWriter();
 }
 
-/** The checked values of the tail's own fields (createdAt, delay: lines 12 and 13), ahead of writing. */
+/** The checked values of the tail's own fields (createdAt, delay: 12.11+), ahead of writing. */
 class RedisTail {
   readonly createdAt: number | null = null;
   readonly delay: number | null = null;
 
-  constructor(line: LaravelLine, opts: PayloadOptions, clock: Clock) {
-    if (line >= 12) {
+  constructor(line: LaravelRelease, opts: PayloadOptions, clock: Clock) {
+    if (line.has('createdAt')) {
       this.createdAt = integerOrNull('createdAt', opts.createdAt) ?? unixSeconds(clock);
       this.delay = integerOrNull('delay', opts.delay);
     }
@@ -131,21 +131,21 @@ class RedisTail {
 }
 
 /** The tail every payload shares: createdAt, hook keys, then the Redis additions. */
-function finish(p: PayloadFields | PayloadWriter, line: LaravelLine, opts: PayloadOptions, tail: RedisTail): string {
-  if (line >= 12) p.add(KEYS.createdAt, tail.createdAt);
+function finish(p: PayloadFields | PayloadWriter, line: LaravelRelease, opts: PayloadOptions, tail: RedisTail): string {
+  if (line.has('createdAt')) p.add(KEYS.createdAt, tail.createdAt);
   // set() keeps an existing key where it is, as PHP's array merge does; a hook may also have added
   // id, attempts or delay, so those are set, not added
   if (opts.extra && p instanceof PayloadFields) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
   p.set(KEYS.id, opts.id ?? new PlainText(randomJobId()));
   p.set(KEYS.attempts, 0);
-  if (line >= 12) p.set(KEYS.delay, tail.delay);
+  if (line.has('createdAt')) p.set(KEYS.delay, tail.delay);
   return p.toJson();
 }
 
-function checkLine(line: LaravelLine | undefined): LaravelLine {
-  if (line === undefined) return 13;
-  if (line !== 8 && line !== 12 && line !== 13) throw new InvalidOptionError('line', `must be 8, 12 or 13, got ${String(line)}`);
-  return line;
+const NEWEST_13 = LaravelRelease.of(13);
+
+function checkLine(line: PayloadOptions['line']): LaravelRelease {
+  return line === undefined ? NEWEST_13 : LaravelRelease.of(line, 'line');
 }
 
 function integerOrNull(option: string, value: number | null | undefined): number | null {

@@ -2,7 +2,7 @@
 // one, and the typed view a consumer reads.
 import type { Clock } from '../clock';
 
-import type { LaravelLine } from '../LaravelLine';
+import type { LaravelLine, LaravelRelease, LaravelVersion } from '../LaravelLine';
 export type { LaravelLine };
 
 /** The `job` of every object job: Laravel's handler that unserializes and runs `data.command`. */
@@ -33,7 +33,7 @@ export interface ObjectJobSpec {
   retryUntil?: number | Date | null;
   /** `deleteWhenMissingModels` (written for line 13 only). Default false. */
   deleteWhenMissingModels?: boolean;
-  /** The Batchable `batchId` (written as `data.batchId` for lines 12 and 13). Default null. */
+  /** The Batchable `batchId` (written as `data.batchId` from 12.51). Default null. */
   batchId?: string | null;
 }
 
@@ -47,15 +47,15 @@ export interface StringJobSpec {
 
 /** Envelope values that do not come from the job itself. */
 export interface PayloadOptions {
-  /** Payload shape. Default 13. */
-  line?: LaravelLine;
+  /** Payload shape: a line (8, 12, 13: the newest release of each) or an exact release. Default 13. */
+  line?: LaravelVersion | LaravelRelease;
   /** Default: a random UUID v4. */
   uuid?: string;
   /** The Redis job id. Default: 32 random letters and digits, like `Str::random(32)`. */
   id?: string;
-  /** `createdAt` in Unix seconds (lines 12 and 13). Default: now, from `clock`. */
+  /** `createdAt` in Unix seconds (12.11+). Default: now, from `clock`. */
   createdAt?: number;
-  /** `delay` in seconds as given to `later` (lines 12 and 13). Default null. */
+  /** `delay` in seconds as given to `later` (12.11+). Default null. */
   delay?: number | null;
   /** Keys a `createPayloadUsing` hook would add: placed after `data`/`createdAt`, existing keys replaced in place. */
   extra?: Record<string, unknown>;

@@ -581,7 +581,7 @@ describe('RedisQueue (integration)', function () {
         [{ retryAfter: 1.5 }, 'retryAfter'],
         [{ blockFor: -1 }, 'blockFor'],
         [{ migrationBatchSize: 1.5 }, 'migrationBatchSize'],
-        [{ laravel: 11 as 13 }, 'laravel'],
+        [{ laravel: 14 as 13 }, 'laravel'],
         [{ queue: '' }, 'queue'],
         [{ retry_after: 5 } as RedisQueueOptions, 'retry_after'],
         [{ connection: { keyPrefix: 'x:' } }, 'connection'],

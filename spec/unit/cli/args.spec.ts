@@ -74,7 +74,7 @@ describe('larq CLI arguments', function () {
     });
 
     it('refuse bad values with one line', function () {
-      expect(() => configFor(parse(size, ['--laravel=7']), {})).to.throw(UsageError, 'larq size: --laravel must be a Laravel major version from 8 to 13, got "7"');
+      expect(() => configFor(parse(size, ['--laravel=7']), {})).to.throw(UsageError, 'larq size: --laravel must be a Laravel version from 8 to 13: a major, or major.minor such as 12.11, got "7"');
       expect(() => configFor(parse(size, ['--redis-url=localhost:6379']), {})).to.throw(UsageError, 'larq size: --redis-url must be a redis:// or rediss:// URL, got "localhost:6379"');
       expect(() => configFor(parse(size, [`--app=${join(dir, 'nope')}`]), {})).to.throw(UsageError, /--app=.*nope is not a directory/);
       expect(() => configFor(parse(size, [`--env=${join(dir, 'nope.env')}`]), {})).to.throw(UsageError, /--env=.*nope\.env does not exist/);

@@ -31,7 +31,7 @@ describe('larq CLI configuration', function () {
     });
 
     it('picks the payload line from the major version', function () {
-      expect([8, 9, 10, 11, 12, 13].map((v) => configFromEnv({ LARQ_LARAVEL: String(v) }).queue.laravel)).to.deep.equal([8, 8, 8, 8, 12, 13]);
+      expect([8, 9, 10, 11, 12, 13].map((v) => configFromEnv({ LARQ_LARAVEL: String(v) }).queue.laravel)).to.deep.equal([8, 9, 10, 11, 12, 13]);
     });
   });
 
@@ -151,7 +151,7 @@ describe('larq CLI configuration', function () {
   it('rejects values it cannot use, naming the variable', function () {
     expect(() => configFromEnv({ DB_CONNECTION: 'sqlsrv' })).to.throw(InvalidOptionError, /^DB_CONNECTION: is "sqlsrv"; larq reads sqlite, mysql, mariadb and pgsql/);
     expect(() => configFromEnv({ QUEUE_FAILED_DRIVER: 'dynamodb' })).to.throw(InvalidOptionError, /^QUEUE_FAILED_DRIVER: is "dynamodb"/);
-    expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel major version from 8 to 13, got "7"/);
+    expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13: a major, or major.minor such as 12.11, got "7"/);
     expect(() => configFromEnv({ REDIS_PORT: '63a' })).to.throw(InvalidOptionError, /^REDIS_PORT: must be a whole number from 0 to 65535, got "63a"/);
     expect(() => configFromEnv({ REDIS_QUEUE_RETRY_AFTER: '-1' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_RETRY_AFTER:/);
     expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);

@@ -96,7 +96,7 @@ describe('createObjectPayload', () => {
     expect(() => createObjectPayload({ ...job, backoff: [Infinity] }, fixed)).to.throw(InvalidOptionError, /^backoff:/);
     expect(() => createObjectPayload({ ...job, retryUntil: new Date(NaN) }, fixed)).to.throw(InvalidOptionError, /^retryUntil:/);
     expect(() => createObjectPayload(job, { ...fixed, delay: -0.5 })).to.throw(InvalidOptionError, /^delay:/);
-    expect(() => createObjectPayload(job, { ...fixed, line: 9 as 8 })).to.throw(InvalidOptionError, /^line:/);
+    expect(() => createObjectPayload(job, { ...fixed, line: 7 as 8 })).to.throw(InvalidOptionError, /^line:/);
   });
 });
 
