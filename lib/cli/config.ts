@@ -41,6 +41,7 @@ import { checkTimeZone } from '../failed/timestamp';
 import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
+import { laravelVersionOfApp } from './appVersion';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -65,6 +66,10 @@ export interface CliConfig {
   laravel: CacheLaravelVersion;
   /** The PHP peers' exact release (a bare major means the newest of its line). */
   release: LaravelRelease;
+  /** Where the version came from: --laravel, LARQ_LARAVEL, composer.lock, vendor/..., or the default. */
+  laravelSource: string;
+  /** Where the key prefix came from: --prefix, REDIS_PREFIX, or derived from APP_NAME. */
+  prefixSource: string;
   /** APP_TIMEZONE. */
   timezone: string;
   /** The connection name commands use when given none (QUEUE_CONNECTION, else "redis"). */
@@ -92,13 +97,18 @@ export const NON_REDIS_DRIVERS = ['sync', 'database', 'beanstalkd', 'sqs', 'null
 export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
   const env = laravelEnv(vars);
   const appDir = resolve(overrides.app ?? process.cwd());
-  const release = overrides.laravel !== undefined ? LaravelRelease.of(overrides.laravel, 'laravel') : version(env.get('LARQ_LARAVEL'));
+  const { release, laravelSource } = laravelRelease(env, overrides, appDir);
   const laravel = release.major;
   const modern = laravel >= 11;
   const appName = env.get('APP_NAME') ?? 'Laravel';
   const timezone = env.get('APP_TIMEZONE') ?? 'UTC';
   checkTimeZone(timezone, 'APP_TIMEZONE');
-  const prefix = overrides.prefix ?? env.prefix('REDIS_PREFIX') ?? laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME');
+  const [prefix, prefixSource] =
+    overrides.prefix !== undefined
+      ? [overrides.prefix, '--prefix']
+      : env.prefix('REDIS_PREFIX') !== undefined
+        ? [env.prefix('REDIS_PREFIX')!, 'REDIS_PREFIX']
+        : [laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME'), `derived from APP_NAME as the Laravel ${laravel >= 13 ? '13' : '8-12'} skeleton does`];
   const redisBase = overrides.redisUrl ?? env.get('REDIS_URL');
   const redisDb = (connection: string, option: string) => {
     if (connection === 'default') return env.int('REDIS_DB', 0);
@@ -117,7 +127,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
-  const config: CliConfig = { appDir, laravel, release, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
@@ -137,6 +147,23 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
   return config;
+}
+
+// The PHP peers' version and where it came from: --laravel, LARQ_LARAVEL, the app's composer.lock or
+// vendor/, else the newest line.
+function laravelRelease(env: LaravelEnv, overrides: GlobalOverrides, appDir: string): { release: LaravelRelease; laravelSource: string } {
+  if (overrides.laravel !== undefined) return { release: LaravelRelease.of(overrides.laravel, 'laravel'), laravelSource: '--laravel' };
+  const named = env.get('LARQ_LARAVEL');
+  if (named !== undefined) return { release: version(named), laravelSource: 'LARQ_LARAVEL' };
+  const found = laravelVersionOfApp(appDir);
+  if (found !== undefined) {
+    try {
+      return { release: LaravelRelease.of(found.version, found.source), laravelSource: found.source };
+    } catch (e) {
+      throw new LarqError(`${join(appDir, found.source)} says the app runs Laravel ${found.version}, which larq does not speak (8 to 13); set LARQ_LARAVEL to the version whose wire format it uses`, { cause: e });
+    }
+  }
+  return { release: version(undefined), laravelSource: 'the default (no --laravel, LARQ_LARAVEL or composer.lock)' };
 }
 
 /**

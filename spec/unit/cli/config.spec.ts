@@ -1,5 +1,8 @@
 // A Laravel app's environment turned into larq's configuration, as the skeleton's config files read it.
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { UntransliterableTitleError } from '../../../lib/support/Str';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
@@ -32,6 +35,41 @@ describe('larq CLI configuration', function () {
 
     it('picks the payload line from the major version', function () {
       expect([8, 9, 10, 11, 12, 13].map((v) => configFromEnv({ LARQ_LARAVEL: String(v) }).queue.laravel)).to.deep.equal([8, 9, 10, 11, 12, 13]);
+    });
+  });
+
+  describe("the app's Laravel version", function () {
+    let app: string;
+    beforeEach(() => (app = mkdtempSync(join(tmpdir(), 'larq-app-'))));
+    afterEach(() => rmSync(app, { recursive: true, force: true }));
+    const lock = (version: string) => JSON.stringify({ packages: [{ name: 'laravel/prompts', version: 'v0.3.5' }, { name: 'laravel/framework', version }] });
+
+    it("comes from composer.lock when nothing names it, and so does the prefix's skeleton", function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
+      const c = configFromEnv({ APP_NAME: 'Acme Shop' }, { app });
+      expect([c.release.version, c.laravelSource, c.queue.prefix, c.prefixSource]).to.deep.equal(['12.34', 'composer.lock', 'acme_shop_database_', 'derived from APP_NAME as the Laravel 8-12 skeleton does']);
+    });
+
+    it("falls back to vendor/laravel/framework's Application::VERSION, then to the newest line", function () {
+      const foundation = join(app, 'vendor/laravel/framework/src/Illuminate/Foundation');
+      mkdirSync(foundation, { recursive: true });
+      writeFileSync(join(foundation, 'Application.php'), "<?php\nclass Application {\n    const VERSION = '13.6.2';\n}\n");
+      expect(configFromEnv({}, { app }).release.version).to.equal('13.6');
+      expect(configFromEnv({}, { app }).laravelSource).to.equal('vendor/laravel/framework/src/Illuminate/Foundation/Application.php');
+      rmSync(join(app, 'vendor'), { recursive: true });
+      expect(configFromEnv({}, { app }).laravelSource).to.match(/^the default/);
+    });
+
+    it('is LARQ_LARAVEL or --laravel over composer.lock, and REDIS_PREFIX names its own source', function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
+      expect(configFromEnv({ LARQ_LARAVEL: '13' }, { app }).laravelSource).to.equal('LARQ_LARAVEL');
+      expect(configFromEnv({}, { app, laravel: '11' }).laravelSource).to.equal('--laravel');
+      expect(configFromEnv({ REDIS_PREFIX: 'p_' }, { app }).prefixSource).to.equal('REDIS_PREFIX');
+    });
+
+    it('refuses a composer.lock naming a Laravel larq does not speak', function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v7.30.0'));
+      expect(() => configFromEnv({}, { app })).to.throw(LarqError, /composer\.lock says the app runs Laravel 7\.30, .*LARQ_LARAVEL/);
     });
   });
 
