@@ -35,7 +35,8 @@ declare(strict_types=1);
 error_reporting(E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
 ini_set('display_errors', 'stderr');
 
-require_once '/usr/share/php/Illuminate/autoload.php';
+require_once __DIR__ . '/laravel.php';
+larq_load_laravel();
 
 use Illuminate\Cache\CacheManager;
 use Illuminate\Config\Repository as Config;
