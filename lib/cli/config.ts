@@ -66,6 +66,10 @@ export interface CliConfig {
   laravel: CacheLaravelVersion;
   /** The PHP peers' exact release (a bare major means the newest of its line). */
   release: LaravelRelease;
+  /** The app's default database (DB_CONNECTION): failed jobs, the database cache and job batches live there. */
+  database: SqlConnectionConfig;
+  /** The variables the configuration was read from (.env under the process environment). */
+  env: Readonly<Record<string, string>>;
   /** Where the version came from: --laravel, LARQ_LARAVEL, composer.lock, vendor/..., or the default. */
   laravelSource: string;
   /** Where the key prefix came from: --prefix, REDIS_PREFIX, or derived from APP_NAME. */
@@ -127,7 +131,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
-  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');

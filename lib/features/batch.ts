@@ -293,6 +293,7 @@ export function batchHooks(
   } = {},
 ): CommandHooks {
   return {
+    feature: 'batch',
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const id = batchIdOf(ctx.command);

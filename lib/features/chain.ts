@@ -88,6 +88,7 @@ export function carriedKeys(decoded: Readonly<Record<string, unknown>>): Record<
  */
 export function chainHooks(queues: QueueResolver): CommandHooks {
   return {
+    feature: 'chain',
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const next = nextInChain(ctx.command);

@@ -7,23 +7,32 @@ import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
 import { LarqError } from '../../errors';
-import { formatDateTime } from '../../failed/timestamp';
-import { Handlers } from '../../handlers/Handlers';
+import type { CacheStore } from '../../cache';
+import { BatchRepository, batchHooks, chainHooks } from '../../features';
+import { Handlers, type CommandHooks, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
+import type { RedisQueue } from '../../RedisQueue';
 import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
-import { redisConnection } from '../config';
+import { detailLines, workBannerRows } from '../banner';
+import { redisConnection, type CliConfig } from '../config';
+import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, Resources } from './shared';
 
 const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
 queue:work: run the app's queued jobs in Node, with queue:work's rules for attempts, backoff, timeouts
-and failures. One line per job: RUNNING, then DONE or FAIL with its duration.
+and failures. It starts by saying where it reads jobs from (Redis, key prefix, Laravel version and where
+each came from) and warns when jobs wait under another Laravel version's prefix. One line per job:
+RUNNING, then DONE, FAIL in yellow (released, will run again) or FAIL in red (failed for good; the
+reason and uuid go to stderr). Chains and batches continue as Laravel's worker continues them.
 
   connection            the Redis queue connection's name (default QUEUE_CONNECTION, else "redis")
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
-                        is a Handlers instance or a function (may be async) returning one; resolved from the
-                        current directory. A .ts module needs ts-node: NODE_OPTIONS="-r ts-node/register"
+                        is a Handlers instance or a function (may be async) returning one, called with
+                        { queue, config, env, cache }; resolved from the current directory. A .ts module
+                        needs ts-node: NODE_OPTIONS="-r ts-node/register"
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
@@ -38,6 +47,11 @@ and failures. One line per job: RUNNING, then DONE or FAIL with its duration.
   --force               work even while the app is down for maintenance
   --name=NAME           the worker's name (default "default")
   --concurrency=N       jobs in flight at once (default 1: queue:work's one at a time)
+  --unknown-jobs=WHAT   a job no handler runs: fail (default: failed into the failed-job store with
+                        the reason), or release[:SECONDS] (put back for a PHP worker; each pop counts an
+                        attempt, so give such jobs enough tries, or better a queue of their own)
+  -v, --verbose         show each job's id, connection and queue, and memory in use
+  --json                one JSON object per job event, as queue:work --json prints them
   -q, --quiet           print nothing but errors
 
 SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
@@ -66,6 +80,9 @@ export const work: Command = {
     name: { type: 'string' },
     concurrency: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
+    verbose: { type: 'boolean', short: 'v' },
+    json: { type: 'boolean' },
+    'unknown-jobs': { type: 'string' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -76,6 +93,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
   if (!handlersPath) throw new UsageError('larq work: --handlers=MODULE is required: the module that exports your job handlers (see larq work --help)');
   const backoff = stringFlag(p, 'backoff');
   if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
+  const unknownJobs = unknownJobsFlag(stringFlag(p, 'unknown-jobs'));
   const options = {
     maxTries: numberFlag(p, 'tries', 1),
     backoff: backoff ?? 0,
@@ -93,27 +111,35 @@ async function run(p: Parsed, io: Io): Promise<number> {
   };
   const config = configFor(p);
   const connectionName = redisConnection(config, p.positionals[0]);
-  const handlers = await loadHandlers(handlersPath);
   const resources = new Resources();
   try {
     const queue = await openQueue(config, connectionName, resources, io, true);
     const failed = openFailedStore(config, resources);
     const cache = await openCache(config, resources, io, true);
-    if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
+    const handlers = await loadHandlers(handlersPath, { queue, config, env: config.env, cache });
+    handlers.useDefaults(defaultFeatures(config, queue, resources));
+    if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
     const worker = createWorker(queue, handlers, options, { failed, cache });
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
-    if (!p.values.quiet) report(worker, io, config.timezone);
-    reportErrors(worker, io);
+    const quiet = p.values.quiet === true;
+    const json = p.values.json === true;
+    const output = new WorkOutput(io, { timezone: config.timezone, json, verbose: p.values.verbose === true, colors: !json && wantsColors(), width: terminalWidth() });
+    reportErrors(worker, io, output.attach(worker, quiet));
+    if (!quiet && !json) {
+      for (const line of detailLines(workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency }), terminalWidth())) io.out(line);
+    }
+    if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
+    void warnAboutOtherPrefixes(config, queues.split(','), io);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
     }
-    const info = (line: string) => p.values.quiet || io.out(line);
-    info(`\n  INFO  Processing jobs from the [${queues}] queue.\n`);
+    const info = (line: string) => quiet || json || io.out(line);
+    info(`\n  ${output.paint(' INFO ', 'blue', true)} Processing jobs from the [${queues}] queue.\n`);
     const stopForced = forceOnSecondSignal(io);
     try {
       const result = await worker.daemon(queues);
-      info(`  INFO  Worker stopped: ${result.reason} (status ${result.status}).`);
+      info(`  ${output.paint(' INFO ', 'blue', true)} Worker stopped: ${result.reason} (status ${result.status}).`);
       return result.status;
     } finally {
       stopForced();
@@ -121,6 +147,38 @@ async function run(p: Parsed, io: Io): Promise<number> {
   } finally {
     await resources.close();
   }
+}
+
+// --unknown-jobs=fail|release[:seconds]
+function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'fail') return 'fail';
+  const m = /^release(?::(\d+))?$/.exec(text);
+  if (m) return { release: Number(m[1] ?? 0) };
+  throw new UsageError(`larq work: --unknown-jobs must be fail, release or release:SECONDS, got "${text}"`);
+}
+
+// The Laravel features larq work wires unless the handlers module wired its own: chains continue on the
+// app's queue connection, batch progress goes to job_batches in the app's database (as the skeleton's
+// queue.batching config has it). Unique locks and models need the app's own knowledge (which classes are
+// unique, how to load a model), so the handlers factory wires those with the context it is given.
+function defaultFeatures(config: CliConfig, queue: RedisQueue, resources: Resources): CommandHooks[] {
+  const batches = new BatchRepository(config.database);
+  resources.add(() => batches.close());
+  return [chainHooks(queue), batchHooks(batches)];
+}
+
+// Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
+async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io): Promise<void> {
+  try {
+    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues), config)) io.err(`larq work: warning: ${line}`);
+  } catch (e) {
+    io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
+  }
+}
+
+function terminalWidth(): number {
+  return Math.min(Math.max(process.stdout.columns ?? 100, 60), 160);
 }
 
 // The first SIGTERM/SIGINT drains (the worker's own handler); a second one means "now", as an operator
@@ -139,45 +197,28 @@ function forceOnSecondSignal(io: Io): () => void {
   };
 }
 
-// queue:work's console lines: "  <time> <job name> .... RUNNING", then ".... 12.34ms DONE" or FAIL.
-// Each is a whole line, so jobs running side by side (--concurrency) do not garble each other.
-function report(worker: Worker<RedisJob>, io: Io, timezone: string): void {
-  const started = new WeakMap<RedisJob, number>();
-  const width = Math.min(Math.max(process.stdout.columns ?? 100, 60), 160);
-  const line = (job: RedisJob, status: string) => {
-    const name = job.resolveName();
-    let tail = status;
-    const at = started.get(job);
-    if (status !== 'RUNNING' && at !== undefined) {
-      const ms = performance.now() - at;
-      tail = `${ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(2)}ms`} ${status}`;
-      started.delete(job);
-    }
-    const head = `  ${formatDateTime(Date.now(), timezone)} ${name} `;
-    io.out(`${head}${'.'.repeat(Math.max(3, width - head.length - tail.length - 1))} ${tail}`);
-  };
-  worker.on('JobProcessing', (e) => {
-    started.set(e.job, performance.now());
-    line(e.job, 'RUNNING');
-  });
-  // A job that failed or released itself still fires JobProcessed; its FAIL line was already written.
-  worker.on('JobProcessed', (e) => started.has(e.job) && !e.job.hasFailed() && line(e.job, 'DONE'));
-  worker.on('JobReleasedAfterException', (e) => line(e.job, 'FAIL'));
-  worker.on('JobFailed', (e) => line(e.job, 'FAIL'));
+// Every other error goes to stderr, one line each (a job's exceptions were reported by WorkOutput).
+function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>): void {
+  worker.on('error', (e) => reported.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
 }
 
-// Every exception goes to stderr, one line each; a job's names the job, as Laravel's log entry would.
-function reportErrors(worker: Worker<RedisJob>, io: Io): void {
-  const named = new WeakSet<Error>();
-  worker.on('JobExceptionOccurred', (e) => {
-    named.add(e.exception);
-    io.err(`larq work: ${e.job.resolveName()} (attempt ${e.job.attempts()}): ${e.exception.message.split('\n')[0]}`);
-  });
-  worker.on('error', (e) => named.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+/** What a handlers module's exported function is called with: the app's queue, configuration and environment. */
+export interface HandlersFactoryContext {
+  /** The app's Redis queue (for dispatching, chains, unique locks...). */
+  queue: RedisQueue;
+  /** larq's reading of the app's configuration. */
+  config: CliConfig;
+  /** The app's environment: its .env under the process environment, as Laravel's env() sees it. */
+  env: Readonly<Record<string, string>>;
+  /** The app's cache store, when it has one larq can use (unique locks, maxExceptions). */
+  cache: CacheStore | undefined;
 }
 
-/** Load the handlers module at `path` (relative to the current directory) and return its Handlers. */
-export async function loadHandlers(path: string): Promise<Handlers> {
+/**
+ * Load the handlers module at `path` (relative to the current directory) and return its Handlers; a
+ * function export is called with `context`.
+ */
+export async function loadHandlers(path: string, context?: HandlersFactoryContext): Promise<Handlers> {
   const file = resolve(process.cwd(), path);
   if (/\.[cm]?ts$/.test(file) && !require.extensions['.ts']) {
     throw new UsageError(`larq work: --handlers=${path} is TypeScript: run larq with NODE_OPTIONS="-r ts-node/register", or compile it to JavaScript`);
@@ -198,7 +239,7 @@ export async function loadHandlers(path: string): Promise<Handlers> {
     throw new LarqError(`loading --handlers=${path} failed: ${moduleFailure(e, file)}`, { cause: e });
   }
   let exported: unknown = mod.default ?? mod.handlers ?? mod;
-  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as () => unknown)();
+  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as (context?: HandlersFactoryContext) => unknown)(context);
   if (isHandlers(exported)) return exported;
   throw new UsageError(`larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
 }
