@@ -26,7 +26,7 @@ export function workBannerRows(config: CliConfig, settings: WorkSettings): [stri
   return [
     ['Redis', describeRedis(config.queue.connection)],
     ['Key prefix', `"${config.queue.prefix}" (${config.prefixSource})`],
-    ['Laravel', `${config.release.version} (${config.laravelSource})`],
+    ['Laravel', `${config.release.major}.${config.release.minor} (${config.laravelSource})`],
     ['Queues', settings.queues],
     ['Handles', handled.length > 0 ? handled.join(', ') : 'no job classes'],
     ['Other jobs', h.unknownJobs === 'fail' ? 'failed into the failed-job store (--unknown-jobs=release to leave them to PHP)' : `released for another worker after ${h.unknownJobs.release}s`],

@@ -110,8 +110,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   return store;
 }
 
-// Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq.
-function requireSqliteFile(db: SqlConnectionConfig): void {
+/** Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq. */
+export function requireSqliteFile(db: SqlConnectionConfig): void {
   if (db.driver === 'sqlite' && 'database' in db && db.database !== ':memory:' && !existsSync(db.database)) {
     throw new LarqError(`DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`);
   }

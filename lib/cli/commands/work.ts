@@ -11,6 +11,7 @@ import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks } from '../../features';
 import { Handlers, type CommandHooks, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
+import type { PhpObject } from '../../php/values';
 import type { RedisQueue } from '../../RedisQueue';
 import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
@@ -18,7 +19,7 @@ import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
-import { openCache, openFailedStore, openQueue, Resources } from './shared';
+import { openCache, openFailedStore, openQueue, requireSqliteFile, Resources } from './shared';
 
 const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
@@ -160,12 +161,32 @@ function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined
 
 // The Laravel features larq work wires unless the handlers module wired its own: chains continue on the
 // app's queue connection, batch progress goes to job_batches in the app's database (as the skeleton's
-// queue.batching config has it). Unique locks and models need the app's own knowledge (which classes are
-// unique, how to load a model), so the handlers factory wires those with the context it is given.
+// queue.batching config has it), opened when the first batched job runs. Unique locks and models need the
+// app's own knowledge (which classes are unique, how to load a model), so the handlers factory wires those
+// with the context it is given.
 function defaultFeatures(config: CliConfig, queue: RedisQueue, resources: Resources): CommandHooks[] {
-  const batches = new BatchRepository(config.database);
-  resources.add(() => batches.close());
-  return [chainHooks(queue), batchHooks(batches)];
+  let batches: CommandHooks | undefined;
+  const batchHooksNow = (): CommandHooks => {
+    if (batches === undefined) {
+      requireSqliteFile(config.database);
+      const repository = new BatchRepository(config.database);
+      resources.add(() => repository.close());
+      batches = batchHooks(repository);
+    }
+    return batches;
+  };
+  const batched = (command: PhpObject | null) => {
+    const id = command?.get('batchId');
+    return typeof id === 'string' && id !== '';
+  };
+  return [
+    chainHooks(queue),
+    {
+      feature: 'batch',
+      afterHandle: (ctx) => (batched(ctx.command) ? batchHooksNow().afterHandle?.(ctx) : undefined),
+      onFailed: (job, command, error) => (batched(command) ? batchHooksNow().onFailed?.(job, command, error) : undefined),
+    },
+  ];
 }
 
 // Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
