@@ -17,6 +17,7 @@ import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
+import { checkStores } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, requireSqliteFile, Resources } from './shared';
@@ -117,6 +118,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const queue = await openQueue(config, connectionName, resources, io, true);
     const failed = openFailedStore(config, resources);
     const cache = await openCache(config, resources, io, true);
+    await checkStores(config, failed, cache);
     const handlers = await loadHandlers(handlersPath, { queue, config, env: config.env, cache });
     handlers.useDefaults(defaultFeatures(config, queue, resources));
     if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);

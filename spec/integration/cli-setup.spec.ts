@@ -1,0 +1,84 @@
+// `larq work` on a broken set-up stops at once, exit status 1, with one line naming the setting and the
+// fix, instead of idling or repeating a database error every few seconds while no job runs.
+import { expect } from 'chai';
+import { spawn } from 'child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { createCacheTables } from '../../lib/cache';
+import { createFailedJobsTable } from '../../lib/failed';
+import { compileCli, type CompiledCli } from '../support/compiled';
+import { requireRedis } from '../support/redis';
+
+describe('larq work on a broken set-up', function () {
+  this.timeout(60000);
+  let port: number;
+  let cli: CompiledCli;
+  let dir: string;
+
+  before(async function () {
+    port = await requireRedis(this);
+    cli = compileCli();
+    dir = mkdtempSync(join(tmpdir(), 'larq-setup-'));
+  });
+  after(() => {
+    cli?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function work(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
+    const app = mkdtempSync(join(dir, 'app-'));
+    const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', ...env };
+    writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    const clean: Record<string, string | undefined> = { ...process.env };
+    for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
+    const started = Date.now();
+    const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, '--sleep=0.1'], { cwd: app, env: clean });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const limit = setTimeout(() => child.kill('SIGKILL'), 20000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(limit);
+    return { code, stderr, ms: Date.now() - started };
+  }
+
+  async function sqliteWith(tables: { failed?: boolean; cache?: boolean }): Promise<string> {
+    const file = join(mkdtempSync(join(dir, 'db-')), 'database.sqlite');
+    writeFileSync(file, '');
+    if (tables.failed) await createFailedJobsTable({ driver: 'sqlite', database: file });
+    if (tables.cache) await createCacheTables({ driver: 'sqlite', database: file });
+    return file;
+  }
+
+  it("stops when Laravel 11+'s default database cache store has no cache table, naming CACHE_STORE and the fix", async function () {
+    const db = await sqliteWith({ failed: true });
+    const run = await work({ DB_CONNECTION: 'sqlite', DB_DATABASE: db, CACHE_STORE: 'database' });
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stderr).to.equal(
+      `larq work: CACHE_STORE=database: the cache table "cache" does not exist in sqlite ${db}; create it with \`php artisan make:cache-table && php artisan migrate\` ` +
+        '(Laravel 11+ apps have it after `php artisan migrate`), or point CACHE_STORE at a store that exists (redis)\n',
+    );
+  });
+
+  it('stops when the failed_jobs table is missing, naming QUEUE_FAILED_DRIVER and the fix', async function () {
+    const db = await sqliteWith({ cache: true });
+    const run = await work({ DB_CONNECTION: 'sqlite', DB_DATABASE: db, CACHE_STORE: 'database' });
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stderr).to.match(/^larq work: QUEUE_FAILED_DRIVER=database-uuids: the failed-jobs table "failed_jobs" does not exist in sqlite .*make:queue-failed-table.*QUEUE_FAILED_DRIVER=null to record no failures\n$/);
+  });
+
+  it('stops when the database cannot be reached, naming the DB_ settings', async function () {
+    const run = await work({ DB_CONNECTION: 'mysql', DB_HOST: '127.0.0.1', DB_PORT: '1', DB_DATABASE: 'shop', DB_USERNAME: 'root', CACHE_STORE: 'array' });
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stderr).to.match(/^larq work: QUEUE_FAILED_DRIVER=database-uuids: cannot use the database mysql root@127\.0\.0\.1:1\/shop: .*\(check DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD\)\n$/);
+  });
+
+  it('stops on an unreachable Redis and on a bad APP_KEY, naming them', async function () {
+    const redis = await work({ REDIS_PORT: '1', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' });
+    expect(redis.code, redis.stderr).to.equal(1);
+    expect(redis.stderr).to.match(/^larq work: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/0: /);
+    const key = await work({ APP_KEY: 'base64:dG9vc2hvcnQ=', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' });
+    expect(key.code, key.stderr).to.equal(1);
+    expect(key.stderr).to.match(/^larq work: APP_KEY: /);
+  });
+});
