@@ -68,6 +68,8 @@ export interface CliConfig {
   release: LaravelRelease;
   /** The app's default database (DB_CONNECTION): failed jobs, the database cache and job batches live there. */
   database: SqlConnectionConfig;
+  /** How the app says it is down (config/app.php's maintenance): the `storage/framework/down` file, or a cache store's key. */
+  maintenance: { driver: string; store: string };
   /** The variables the configuration was read from (.env under the process environment). */
   env: Readonly<Record<string, string>>;
   /** Where the version came from: --laravel, LARQ_LARAVEL, composer.lock, vendor/..., or the default. */
@@ -131,7 +133,9 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
-  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  // the skeleton's app.maintenance (11+; earlier apps have only the file)
+  const maintenance = { driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file', store: env.get('APP_MAINTENANCE_STORE') ?? 'database' };
+  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');

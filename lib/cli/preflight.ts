@@ -2,6 +2,8 @@
 // configured with can be read. A worker that starts anyway fails every job's bookkeeping, or repeats the
 // same database error every few seconds while no job runs, so it stops at once with one line naming the
 // setting and the fix, as `php artisan queue:work` does when its stores are broken.
+import { existsSync } from 'fs';
+import { join } from 'path';
 import type { CacheStore } from '../cache';
 import { LarqError } from '../errors';
 import type { FailedJobProvider } from '../failed';
@@ -61,4 +63,25 @@ async function checkCache(config: CliConfig, cache: CacheStore): Promise<void> {
 
 function firstLine(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split('\n')[0];
+}
+
+/**
+ * Laravel's isDownForMaintenance as the app configures it: the `storage/framework/down` file (the file
+ * driver, `php artisan down`'s default), or the `illuminate:foundation:down` key of the cache store named by
+ * APP_MAINTENANCE_STORE when APP_MAINTENANCE_DRIVER=cache; larq reads that key only from the app's default
+ * cache store, and refuses another store rather than miss a `php artisan down`.
+ */
+export function maintenanceMode(config: CliConfig, cache: CacheStore | undefined): { describe: string; isDown: () => boolean | Promise<boolean> } {
+  const { driver, store } = config.maintenance;
+  if (driver === 'file') {
+    const file = join(config.appDir, 'storage', 'framework', 'down');
+    return { describe: `the file ${file}`, isDown: () => existsSync(file) };
+  }
+  if (driver === 'cache') {
+    if (cache === undefined || config.cache?.driver !== store) {
+      throw new BrokenSetupError(`APP_MAINTENANCE_DRIVER=cache: larq reads the down flag from the default cache store only, and APP_MAINTENANCE_STORE is "${store}"; set APP_MAINTENANCE_STORE to CACHE_STORE's store, or pass --force`);
+    }
+    return { describe: `the key illuminate:foundation:down of the ${store} cache store`, isDown: async () => (await cache.get('illuminate:foundation:down')) !== null };
+  }
+  return { describe: `never (APP_MAINTENANCE_DRIVER=${driver})`, isDown: () => false };
 }

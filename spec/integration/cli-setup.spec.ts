@@ -2,11 +2,13 @@
 // fix, instead of idling or repeating a database error every few seconds while no job runs.
 import { expect } from 'chai';
 import { spawn } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { createCacheTables } from '../../lib/cache';
 import { createFailedJobsTable } from '../../lib/failed';
+import { RedisQueue } from '../../lib/RedisQueue';
+import { ChainStep } from '../support/phpJobs';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { requireRedis } from '../support/redis';
 
@@ -26,20 +28,21 @@ describe('larq work on a broken set-up', function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function work(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
-    const app = mkdtempSync(join(dir, 'app-'));
+  async function work(env: Record<string, string>, args: string[] = [], app = mkdtempSync(join(dir, 'app-'))): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
     const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', ...env };
     writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
     const clean: Record<string, string | undefined> = { ...process.env };
     for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
     const started = Date.now();
-    const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, '--sleep=0.1'], { cwd: app, env: clean });
+    const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], { cwd: app, env: clean });
     let stderr = '';
+    let stdout = '';
     child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => (stdout += d));
     const limit = setTimeout(() => child.kill('SIGKILL'), 20000);
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     clearTimeout(limit);
-    return { code, stderr, ms: Date.now() - started };
+    return { code, stdout, stderr, ms: Date.now() - started };
   }
 
   async function sqliteWith(tables: { failed?: boolean; cache?: boolean }): Promise<string> {
@@ -80,5 +83,28 @@ describe('larq work on a broken set-up', function () {
     const key = await work({ APP_KEY: 'base64:dG9vc2hvcnQ=', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' });
     expect(key.code, key.stderr).to.equal(1);
     expect(key.stderr).to.match(/^larq work: APP_KEY: /);
+  });
+
+  it("takes no jobs while the app is down (php artisan down's storage/framework/down), unless --force", async function () {
+    const app = mkdtempSync(join(dir, 'app-'));
+    mkdirSync(join(app, 'storage', 'framework'), { recursive: true });
+    writeFileSync(join(app, 'storage', 'framework', 'down'), '{"retry":60}');
+    const queue = new RedisQueue({ connection: { port }, prefix: 'shop_database_', laravel: 12 });
+    await queue.clear('default');
+    await queue.push(ChainStep.make({ step: 1 }));
+    const env = { QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' };
+    try {
+      const down = await work(env, ['--stop-when-empty'], app);
+      expect(down.code, down.stderr).to.equal(0);
+      expect(down.stdout).not.to.include('RUNNING');
+      expect(down.stdout).to.match(/Maintenance \.+ paused while the app is down \(the file .*storage\/framework\/down\)/);
+      expect(await queue.size('default')).to.equal(1);
+      const forced = await work(env, ['--stop-when-empty', '--force'], app);
+      expect(forced.code, forced.stderr).to.equal(0);
+      expect(forced.stdout).to.match(/App\\Jobs\\ChainStep \.+ [\d.]+m?s DONE/);
+      expect(await queue.size('default')).to.equal(0);
+    } finally {
+      await queue.close();
+    }
   });
 });

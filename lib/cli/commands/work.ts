@@ -17,7 +17,7 @@ import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
-import { checkStores } from '../preflight';
+import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, requireSqliteFile, Resources } from './shared';
@@ -122,14 +122,17 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const handlers = await loadHandlers(handlersPath, { queue, config, env: config.env, cache });
     handlers.useDefaults(defaultFeatures(config, queue, resources));
     if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
-    const worker = createWorker(queue, handlers, options, { failed, cache });
+    const maintenance = options.force ? undefined : maintenanceMode(config, cache);
+    const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown });
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
     const quiet = p.values.quiet === true;
     const json = p.values.json === true;
     const output = new WorkOutput(io, { timezone: config.timezone, json, verbose: p.values.verbose === true, colors: !json && wantsColors(), width: terminalWidth() });
     reportErrors(worker, io, output.attach(worker, quiet));
     if (!quiet && !json) {
-      for (const line of detailLines(workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency }), terminalWidth())) io.out(line);
+      const rows = workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency });
+      rows.push(['Maintenance', maintenance ? `paused while the app is down (${maintenance.describe})` : 'works while the app is down (--force)']);
+      for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
     void warnAboutOtherPrefixes(config, queues.split(','), io);
