@@ -125,7 +125,7 @@ function encodeContainer(value: object, escapes: Escapes, depth: number): string
 }
 
 /** Own enumerable keys, in the order the JSON text had them when the object came from phpJsonDecode. */
-function objectKeys(record: Record<string, unknown>): string[] {
+export function objectKeys(record: Record<string, unknown>): string[] {
   const keys = Object.keys(record);
   const recorded = (record as { [KEY_ORDER]?: string[] })[KEY_ORDER];
   if (!recorded) return keys;
