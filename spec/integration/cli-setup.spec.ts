@@ -107,4 +107,43 @@ describe('larq work on a broken set-up', function () {
       await queue.close();
     }
   });
+
+  describe('--memory', function () {
+    let heavy: CompiledCli;
+    before(() => (heavy = compileCli(['spec/support/cli/heavyHandlers.ts'])));
+    after(() => heavy?.remove());
+
+    async function run(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      const queue = new RedisQueue({ connection: { port }, prefix: 'shop_database_', laravel: 12 });
+      await queue.clear('default');
+      for (let step = 1; step <= 3; step++) await queue.push(ChainStep.make({ step }));
+      await queue.close();
+      const app = mkdtempSync(join(dir, 'app-'));
+      const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' };
+      writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+      const clean: Record<string, string | undefined> = { ...process.env, ...env };
+      for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE)_/.test(name)) delete clean[name];
+      const child = spawn(process.execPath, [heavy.main, 'work', `--handlers=${heavy.compiled('spec/support/cli/heavyHandlers.ts')}`, '--stop-when-empty', '--sleep=0', ...args], { cwd: app, env: clean });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { code, stdout, stderr };
+    }
+
+    it("does not count the memory held before the first job (a TypeScript loader's, the module's own)", async function () {
+      const result = await run({ LARQ_SPEC_BASELINE_MB: '200', LARQ_SPEC_GROW_MB: '0' }, []);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout.match(/ DONE$/gm)).to.have.length(3);
+      expect(result.stdout).to.include('Worker stopped: empty (status 0)');
+    });
+
+    it('stops with status 12 once the worker has grown past --memory', async function () {
+      const result = await run({ LARQ_SPEC_BASELINE_MB: '200', LARQ_SPEC_GROW_MB: '40' }, ['--memory=64']);
+      expect(result.code, result.stderr).to.equal(12);
+      expect(result.stdout.match(/ DONE$/gm)).to.have.length(2);
+      expect(result.stdout).to.include('Worker stopped: memory (status 12)');
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { existsSync } from 'fs';
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
+import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks } from '../../features';
@@ -41,7 +42,9 @@ reason and uuid go to stderr). Chains and batches continue as Laravel's worker c
   --timeout=S           seconds a job may run; 0 = no limit (default 60)
   --sleep=S             seconds to wait when no job is available, may be fractional (default 3)
   --rest=S              seconds to rest after each job (default 0)
-  --memory=MB           stop with status 12 once this much memory is in use (default 128)
+  --memory=MB           stop with status 12 once the worker uses this much more memory than at start
+                        (Node's own and the handlers module's baseline do not count); 0 = no limit
+                        (default 128)
   --max-jobs=N          stop after N jobs; 0 = no limit (default 0)
   --max-time=S          stop after S seconds; 0 = no limit (default 0)
   --stop-when-empty     stop when the queues are empty
@@ -123,7 +126,11 @@ async function run(p: Parsed, io: Io): Promise<number> {
     handlers.useDefaults(defaultFeatures(config, queue, resources));
     if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
     const maintenance = options.force ? undefined : maintenanceMode(config, cache);
-    const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown });
+    // --memory counts what the worker grows past its start: Node, a TypeScript loader and the handlers
+    // module already hold more than Laravel's 128 MB default would allow a PHP worker in total.
+    const baseline = heapMemoryUsage();
+    const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
+    const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown, memoryUsage });
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
     const quiet = p.values.quiet === true;
     const json = p.values.json === true;
@@ -131,6 +138,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     reportErrors(worker, io, output.attach(worker, quiet));
     if (!quiet && !json) {
       const rows = workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency });
+      rows.push(['Memory', options.memory > 0 ? `stops (status 12) ${options.memory} MB above the ${Math.round(baseline / 1024 / 1024)} MB in use at start` : 'no limit (--memory=0)']);
       rows.push(['Maintenance', maintenance ? `paused while the app is down (${maintenance.describe})` : 'works while the app is down (--force)']);
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
