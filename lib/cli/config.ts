@@ -42,6 +42,7 @@ import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../La
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { laravelVersionOfApp } from './appVersion';
+import { socketConnection, type CliRedisTls } from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -66,6 +67,8 @@ export interface CliConfig {
   laravel: CacheLaravelVersion;
   /** The PHP peers' exact release (a bare major means the newest of its line). */
   release: LaravelRelease;
+  /** TLS files and server name for rediss:// connections (LARQ_REDIS_CA, LARQ_REDIS_CERT, LARQ_REDIS_KEY, LARQ_REDIS_SERVERNAME). */
+  redisTls: CliRedisTls;
   /** The app's default database (DB_CONNECTION): failed jobs, the database cache and job batches live there. */
   database: SqlConnectionConfig;
   /** How the app says it is down (config/app.php's maintenance): the `storage/framework/down` file, or a cache store's key. */
@@ -135,7 +138,8 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   const failed = failedConfig(env, database, appDir, timezone);
   // the skeleton's app.maintenance (11+; earlier apps have only the file)
   const maintenance = { driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file', store: env.get('APP_MAINTENANCE_STORE') ?? 'database' };
-  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const redisTls = { ca: env.get('LARQ_REDIS_CA'), cert: env.get('LARQ_REDIS_CERT'), key: env.get('LARQ_REDIS_KEY'), servername: env.get('LARQ_REDIS_SERVERNAME') };
+  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, redisTls, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
@@ -204,25 +208,30 @@ function version(text: string | undefined): LaravelRelease {
 // A redis:// URL for database `db`. As Laravel's URL parser does, the parts REDIS_URL carries win over
 // REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and the database; missing parts come from them.
 function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string {
-  let scheme = 'redis:';
+  const scheme = (env.get('REDIS_SCHEME') ?? 'tcp').toLowerCase();
+  if (!['tcp', 'tls', 'unix', 'redis', 'rediss'].includes(scheme)) throw new InvalidOptionError('REDIS_SCHEME', `must be tcp, tls or unix, got "${scheme}"`);
+  let protocol = scheme === 'tls' || scheme === 'rediss' ? 'rediss:' : 'redis:';
   let host = env.get('REDIS_HOST') ?? '127.0.0.1';
   let port = env.int('REDIS_PORT', 6379, 65535);
   let username = env.get('REDIS_USERNAME') ?? '';
   let password = env.get('REDIS_PASSWORD') ?? '';
   if (base !== undefined) {
     const url = URL.canParse(base) ? new URL(base) : null;
-    if (!url || !['redis:', 'rediss:', 'tls:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${base}"`);
-    scheme = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
-    if (url.hostname) host = url.hostname;
-    if (url.port) port = Number(url.port);
+    if (!url || !['redis:', 'rediss:', 'tls:', 'unix:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis://, rediss:// or unix:// URL, got "${base}"`);
     if (url.username) username = decodeURIComponent(url.username);
     if (url.password) password = decodeURIComponent(url.password);
+    if (url.protocol === 'unix:') return socketConnection(decodeURIComponent(url.pathname), Number(url.searchParams.get('db') ?? db), username, password);
+    protocol = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
+    if (url.hostname) host = url.hostname;
+    if (url.port) port = Number(url.port);
     const path = /^\/(\d+)$/.exec(url.pathname);
     if (path) db = Number(path[1]);
   }
+  // phpredis takes a socket path as the host (predis as scheme unix with the path)
+  if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
   const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `${scheme}//${auth}${hostPart}:${port}/${db}`;
+  return `${protocol}//${auth}${hostPart}:${port}/${db}`;
 }
 
 function encrypter(env: LaravelEnv): Encrypter | null {

@@ -21,7 +21,7 @@ import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
-import { openCache, openFailedStore, openQueue, requireSqliteFile, Resources } from './shared';
+import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
 const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
@@ -143,7 +143,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
-    void warnAboutOtherPrefixes(config, queues.split(','), io);
+    void warnAboutOtherPrefixes(config, queues.split(','), io, resources);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
@@ -203,9 +203,10 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, resources: Resour
 }
 
 // Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
-async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io): Promise<void> {
+async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
   try {
-    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues), config)) io.err(`larq work: warning: ${line}`);
+    const client = await openRedis(config.queue.connection, resources, io, false, config.redisTls);
+    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
   } catch (e) {
     io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
   }

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { UntransliterableTitleError } from '../../../lib/support/Str';
+import { describeRedis, redisClientOptions } from '../../../lib/cli/redisConnection';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
 import { Encrypter } from '../../../lib/php/Encrypter';
@@ -74,6 +75,22 @@ describe('larq CLI configuration', function () {
   });
 
   describe('Redis', function () {
+    it('reads a Unix socket from REDIS_HOST (a path or unix://) or REDIS_URL, with the database and credentials', function () {
+      expect(configFromEnv({ REDIS_HOST: '/run/redis/redis.sock', REDIS_DB: '2' }).queue.connection).to.equal('unix://localhost/run/redis/redis.sock?db=2');
+      expect(configFromEnv({ REDIS_HOST: 'unix:///run/r.sock', REDIS_PASSWORD: 's3cr@t' }).queue.connection).to.equal('unix://:s3cr%40t@localhost/run/r.sock?db=0');
+      expect(configFromEnv({ REDIS_URL: 'unix://app:pw@localhost/tmp/r.sock?db=4' }).queue.connection).to.equal('unix://app:pw@localhost/tmp/r.sock?db=4');
+      expect(describeRedis(configFromEnv({ REDIS_HOST: '/run/r.sock', REDIS_PASSWORD: 'pw' }).queue.connection)).to.equal('unix:/run/r.sock (db 0)');
+      expect(redisClientOptions('unix://:pw@localhost/run/r.sock?db=3')).to.deep.equal({ path: '/run/r.sock', db: 3, password: 'pw' });
+    });
+
+    it('makes REDIS_SCHEME=tls (or a rediss:// or tls:// URL) a TLS connection, with LARQ_REDIS_* files', function () {
+      const c = configFromEnv({ REDIS_SCHEME: 'tls', REDIS_HOST: 'cache.example', REDIS_PORT: '6380', LARQ_REDIS_SERVERNAME: 'redis.internal' });
+      expect(c.queue.connection).to.equal('rediss://cache.example:6380/0');
+      expect(configFromEnv({ REDIS_URL: 'tls://h:1/2' }).queue.connection).to.equal('rediss://h:1/2');
+      expect(redisClientOptions(c.queue.connection, c.redisTls)).to.deep.equal({ host: 'cache.example', port: 6380, db: 0, tls: { servername: 'redis.internal' } });
+      expect(() => redisClientOptions(c.queue.connection, { ca: '/no/such/ca.pem' })).to.throw(InvalidOptionError, /^LARQ_REDIS_CA: cannot read \/no\/such\/ca\.pem/);
+    });
+
     it('builds the URL from REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and REDIS_DB', function () {
       const c = configFromEnv({ REDIS_HOST: 'r.local', REDIS_PORT: '6380', REDIS_USERNAME: 'app', REDIS_PASSWORD: 's3cr@t', REDIS_DB: '2' });
       expect(c.queue.connection).to.equal('redis://app:s3cr%40t@r.local:6380/2');
@@ -192,7 +209,8 @@ describe('larq CLI configuration', function () {
     expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13: a major, or major.minor such as 12.11, got "7"/);
     expect(() => configFromEnv({ REDIS_PORT: '63a' })).to.throw(InvalidOptionError, /^REDIS_PORT: must be a whole number from 0 to 65535, got "63a"/);
     expect(() => configFromEnv({ REDIS_QUEUE_RETRY_AFTER: '-1' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_RETRY_AFTER:/);
-    expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/, rediss:\/\/ or unix:\/\/ URL/);
+    expect(() => configFromEnv({ REDIS_SCHEME: 'udp' })).to.throw(InvalidOptionError, /^REDIS_SCHEME: must be tcp, tls or unix, got "udp"/);
     expect(() => configFromEnv({ APP_TIMEZONE: 'Mars/Base' })).to.throw(InvalidOptionError, /^APP_TIMEZONE: unknown time zone/);
     expect(() => configFromEnv({ REDIS_QUEUE_CONNECTION: 'queue' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_CONNECTION: is "queue"/);
   });
