@@ -52,6 +52,13 @@ export class WorkOutput {
       // A job that failed itself also fires JobProcessed: its FAIL line was written already.
       worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, 'success'));
     }
+    // A string job's handler settles the job itself, as a PHP `fire`/`handle` method must; one that
+    // returned without doing so stays reserved and runs again after retry_after.
+    worker.on('JobProcessed', (e) => {
+      if (!e.job.isDeletedOrReleased() && !e.job.hasFailed() && isStringJob(e.job)) {
+        this.note(e.job, 'returned without delete() or release(): it stays reserved and runs again after retry_after (call ctx.delete() when done)');
+      }
+    });
     worker.on('JobReleasedAfterException', (e) => {
       if (!quiet) this.job(e.job, 'released_after_exception', e.exception);
       this.note(e.job, `released after an exception; it runs again in ${e.backoff}s: ${firstLine(e.exception)}`);
@@ -126,6 +133,14 @@ export class WorkOutput {
     if (this.options.json) return;
     const uuid = job.uuid();
     this.io.err(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`);
+  }
+}
+
+function isStringJob(job: RedisJob): boolean {
+  try {
+    return !job.payload().isObjectJob;
+  } catch {
+    return false;
   }
 }
 

@@ -144,4 +144,14 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     expect(sent.ids).to.have.length(1);
     expect(existsSync(steps)).to.equal(true);
   });
+
+  it('warns when a string job returned without delete() or release(), which leaves it reserved', async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('string-method', { laravel: line, port, prefix });
+    const run = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr).to.match(/larq work: App\\Handlers\\RawHandler \[[0-9a-f-]{36}\] \(attempt 1\) returned without delete\(\) or release\(\): it stays reserved and runs again after retry_after/);
+    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+  });
 });
