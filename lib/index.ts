@@ -13,7 +13,7 @@ export { laravelPrefix } from './redis/keys';
 export { createWorker, type CreateWorkerDeps } from './createWorker';
 export { Worker, EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT, type WorkerDeps } from './Worker';
 export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
-export { Handlers, type HandlersOptions, type CommandHooks, type JobContext, type ObjectJobContext, type ObjectJobHandler, type StringJobHandler, type FailedHook } from './handlers/Handlers';
+export { Handlers, LARAVEL_FEATURES, type HandlersOptions, type HandlersSummary, type LaravelFeature, type UnknownJobPolicy, type CommandHooks, type JobContext, type ObjectJobContext, type ObjectJobHandler, type StringJobHandler, type FailedHook } from './handlers/Handlers';
 export type { WorkerEvents, WorkerStopReason, WorkerStopResult } from './events';
 export type { WorkerJob, WorkerQueue, JobRunner, FailedJobLogger } from './jobs/contracts';
 export { calculateBackoff } from './backoff';
@@ -66,3 +66,4 @@ export {
   PhpEnumCaseError,
   FailedJobNotRecordedError,
 } from './errors';
+export { UntransliterableTitleError } from './support/Str';

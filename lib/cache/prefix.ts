@@ -2,7 +2,8 @@
 // store joins it to a key (spec §2.5). Both sides must agree byte for byte, so prefer explicit values
 // copied from the PHP app's config; the derivations here are the skeletons' defaults.
 import { InvalidOptionError } from '../errors';
-import { laravelPrefix, slug } from '../redis/keys';
+import { laravelPrefix } from '../redis/keys';
+import { slug } from '../support/Str';
 
 /** A Laravel major version, as far as the cache layout depends on it. */
 export type CacheLaravelVersion = 8 | 9 | 10 | 11 | 12 | 13;

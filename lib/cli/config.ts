@@ -41,6 +41,8 @@ import { checkTimeZone } from '../failed/timestamp';
 import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
+import { laravelVersionOfApp } from './appVersion';
+import { socketConnection, type CliRedisTls } from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -65,6 +67,18 @@ export interface CliConfig {
   laravel: CacheLaravelVersion;
   /** The PHP peers' exact release (a bare major means the newest of its line). */
   release: LaravelRelease;
+  /** TLS files and server name for rediss:// connections (LARQ_REDIS_CA, LARQ_REDIS_CERT, LARQ_REDIS_KEY, LARQ_REDIS_SERVERNAME). */
+  redisTls: CliRedisTls;
+  /** The app's default database (DB_CONNECTION): failed jobs, the database cache and job batches live there. */
+  database: SqlConnectionConfig;
+  /** How the app says it is down (config/app.php's maintenance): the `storage/framework/down` file, or a cache store's key. */
+  maintenance: { driver: string; store: string };
+  /** The variables the configuration was read from (.env under the process environment). */
+  env: Readonly<Record<string, string>>;
+  /** Where the version came from: --laravel, LARQ_LARAVEL, composer.lock, vendor/..., or the default. */
+  laravelSource: string;
+  /** Where the key prefix came from: --prefix, REDIS_PREFIX, or derived from APP_NAME. */
+  prefixSource: string;
   /** APP_TIMEZONE. */
   timezone: string;
   /** The connection name commands use when given none (QUEUE_CONNECTION, else "redis"). */
@@ -92,13 +106,18 @@ export const NON_REDIS_DRIVERS: readonly string[] = Object.freeze(['sync', 'data
 export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
   const env = laravelEnv(vars);
   const appDir = resolve(overrides.app ?? process.cwd());
-  const release = overrides.laravel !== undefined ? LaravelRelease.of(overrides.laravel, 'laravel') : version(env.get('LARQ_LARAVEL'));
+  const { release, laravelSource } = laravelRelease(env, overrides, appDir);
   const laravel = release.major;
   const modern = laravel >= 11;
   const appName = env.get('APP_NAME') ?? 'Laravel';
   const timezone = env.get('APP_TIMEZONE') ?? 'UTC';
   checkTimeZone(timezone, 'APP_TIMEZONE');
-  const prefix = overrides.prefix ?? env.prefix('REDIS_PREFIX') ?? laravelPrefix(appName, laravel >= 13 ? 13 : 8);
+  const [prefix, prefixSource] =
+    overrides.prefix !== undefined
+      ? [overrides.prefix, '--prefix']
+      : env.prefix('REDIS_PREFIX') !== undefined
+        ? [env.prefix('REDIS_PREFIX')!, 'REDIS_PREFIX']
+        : [laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME'), `derived from APP_NAME as the Laravel ${laravel >= 13 ? '13' : '8-12'} skeleton does`];
   const redisBase = overrides.redisUrl ?? env.get('REDIS_URL');
   const redisDb = (connection: string, option: string) => {
     if (connection === 'default') return env.int('REDIS_DB', 0);
@@ -117,7 +136,10 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
-  const config: CliConfig = { appDir, laravel, release, timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  // the skeleton's app.maintenance (11+; earlier apps have only the file)
+  const maintenance = { driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file', store: env.get('APP_MAINTENANCE_STORE') ?? 'database' };
+  const redisTls = { ca: env.get('LARQ_REDIS_CA'), cert: env.get('LARQ_REDIS_CERT'), key: env.get('LARQ_REDIS_KEY'), servername: env.get('LARQ_REDIS_SERVERNAME') };
+  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, redisTls, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
@@ -137,6 +159,23 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
   return config;
+}
+
+// The PHP peers' version and where it came from: --laravel, LARQ_LARAVEL, the app's composer.lock or
+// vendor/, else the newest line.
+function laravelRelease(env: LaravelEnv, overrides: GlobalOverrides, appDir: string): { release: LaravelRelease; laravelSource: string } {
+  if (overrides.laravel !== undefined) return { release: LaravelRelease.of(overrides.laravel, 'laravel'), laravelSource: '--laravel' };
+  const named = env.get('LARQ_LARAVEL');
+  if (named !== undefined) return { release: version(named), laravelSource: 'LARQ_LARAVEL' };
+  const found = laravelVersionOfApp(appDir);
+  if (found !== undefined) {
+    try {
+      return { release: LaravelRelease.of(found.version, found.source), laravelSource: found.source };
+    } catch (e) {
+      throw new LarqError(`${join(appDir, found.source)} says the app runs Laravel ${found.version}, which larq does not speak (8 to 13); set LARQ_LARAVEL to the version whose wire format it uses`, { cause: e });
+    }
+  }
+  return { release: version(undefined), laravelSource: 'the default (no --laravel, LARQ_LARAVEL or composer.lock)' };
 }
 
 /**
@@ -169,25 +208,30 @@ function version(text: string | undefined): LaravelRelease {
 // A redis:// URL for database `db`. As Laravel's URL parser does, the parts REDIS_URL carries win over
 // REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and the database; missing parts come from them.
 function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string {
-  let scheme = 'redis:';
+  const scheme = (env.get('REDIS_SCHEME') ?? 'tcp').toLowerCase();
+  if (!['tcp', 'tls', 'unix', 'redis', 'rediss'].includes(scheme)) throw new InvalidOptionError('REDIS_SCHEME', `must be tcp, tls or unix, got "${scheme}"`);
+  let protocol = scheme === 'tls' || scheme === 'rediss' ? 'rediss:' : 'redis:';
   let host = env.get('REDIS_HOST') ?? '127.0.0.1';
   let port = env.int('REDIS_PORT', 6379, 65535);
   let username = env.get('REDIS_USERNAME') ?? '';
   let password = env.get('REDIS_PASSWORD') ?? '';
   if (base !== undefined) {
     const url = URL.canParse(base) ? new URL(base) : null;
-    if (!url || !['redis:', 'rediss:', 'tls:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${base}"`);
-    scheme = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
-    if (url.hostname) host = url.hostname;
-    if (url.port) port = Number(url.port);
+    if (!url || !['redis:', 'rediss:', 'tls:', 'unix:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis://, rediss:// or unix:// URL, got "${base}"`);
     if (url.username) username = decodeURIComponent(url.username);
     if (url.password) password = decodeURIComponent(url.password);
+    if (url.protocol === 'unix:') return socketConnection(decodeURIComponent(url.pathname), Number(url.searchParams.get('db') ?? db), username, password);
+    protocol = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
+    if (url.hostname) host = url.hostname;
+    if (url.port) port = Number(url.port);
     const path = /^\/(\d+)$/.exec(url.pathname);
     if (path) db = Number(path[1]);
   }
+  // phpredis takes a socket path as the host (predis as scheme unix with the path)
+  if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
   const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `${scheme}//${auth}${hostPart}:${port}/${db}`;
+  return `${protocol}//${auth}${hostPart}:${port}/${db}`;
 }
 
 function encrypter(env: LaravelEnv): Encrypter | null {

@@ -3,11 +3,13 @@
 // statuses: 0 done, 1 failed, 2 the command line is wrong (UsageError); `larq work` returns the worker's.
 import { parse, UsageError, type Command, type Io } from './args';
 import { commandHelp, mainHelp } from './help';
+import { pruneBatches, retryBatch } from './commands/batches';
 import { clear } from './commands/clear';
 import { failed } from './commands/failed';
 import { flush } from './commands/flush';
 import { forget } from './commands/forget';
 import { monitor } from './commands/monitor';
+import { pause, resume } from './commands/pause';
 import { pruneFailed } from './commands/prune-failed';
 import { restart } from './commands/restart';
 import { retry } from './commands/retry';
@@ -15,7 +17,7 @@ import { size } from './commands/size';
 import { work } from './commands/work';
 
 /** Every command, in the order `larq --help` lists them. */
-export const COMMANDS: readonly Command[] = Object.freeze([work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, restart]);
+export const COMMANDS: readonly Command[] = Object.freeze([work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, retryBatch, pruneBatches, pause, resume, restart]);
 
 const STDIO: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
 

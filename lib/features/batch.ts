@@ -153,8 +153,30 @@ export class BatchRepository {
     await this.update(id, { cancelled_at: now, finished_at: now });
   }
 
+  /** DatabaseBatchRepository::prune (queue:prune-batches): delete batches finished before `before`; how many. */
+  async prune(before: Date): Promise<number> {
+    return this.deleteWhere('finished_at IS NOT NULL', 'finished_at', before);
+  }
+
+  /** DatabaseBatchRepository::pruneUnfinished: delete unfinished batches created before `before`; how many. */
+  async pruneUnfinished(before: Date): Promise<number> {
+    return this.deleteWhere('finished_at IS NULL', 'created_at', before);
+  }
+
+  /** DatabaseBatchRepository::pruneCancelled: delete cancelled batches created before `before`; how many. */
+  async pruneCancelled(before: Date): Promise<number> {
+    return this.deleteWhere('cancelled_at IS NOT NULL', 'created_at', before);
+  }
+
   async close(): Promise<void> {
     if (this.owned) await this.sql.close();
+  }
+
+  // Laravel deletes in chunks of 1,000 to keep each statement short; one statement deletes the same rows.
+  private async deleteWhere(condition: string, column: 'finished_at' | 'created_at', before: Date): Promise<number> {
+    const [nullCheck, ...rest] = condition.split(' ');
+    const sql = `DELETE FROM ${this.sql.quote(this.table)} WHERE ${this.sql.quote(nullCheck)} ${rest.join(' ')} AND ${this.sql.quote(column)} < ${this.sql.param(1)}`;
+    return this.sql.execute(sql, [Math.floor(before.getTime() / 1000)]);
   }
 
   private async update(id: string, values: Record<string, string | number | null>, runner: SqlRunner = this.sql): Promise<void> {
@@ -279,6 +301,7 @@ export function batchHooks(
   } = {},
 ): CommandHooks {
   return {
+    feature: 'batch',
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const id = batchIdOf(ctx.command);

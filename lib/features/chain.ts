@@ -90,6 +90,7 @@ export interface ChainHooksOptions {
  */
 export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {}): CommandHooks {
   return {
+    feature: 'chain',
     async afterHandle(ctx: ObjectJobContext) {
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));

@@ -55,6 +55,7 @@ export async function debounceKey(command: PhpObject, spec: DebouncedJobSpec = {
  */
 export function debouncedJobs(cache: Pick<CacheStore, 'get'>, options: DebounceOptions = {}): CommandHooks {
   return {
+    feature: 'debounce',
     async beforeHandle(ctx: ObjectJobContext) {
       const owner = ctx.command.get('debounceOwner');
       if (!truthy(owner)) return;

@@ -84,6 +84,7 @@ export interface ModelHooksOptions {
 export function modelHooks(resolver: ModelResolver, options: ModelHooksOptions): CommandHooks {
   const deleting = new Set(options.deleteWhenMissingModels ?? []);
   return {
+    feature: 'models',
     async beforeHandle(ctx: ObjectJobContext) {
       for (const ref of modelReferences(ctx.command).values()) {
         if (ref.kind !== 'model' || (await resolver(ref))) continue;

@@ -82,6 +82,7 @@ async function releaseLock(cache: CacheStore, command: PhpObject, spec: UniqueJo
 export function uniqueJobs(classes: Readonly<Record<string, UniqueJobSpec>>, cache: CacheStore, options: UniqueOptions): CommandHooks {
   const specOf = (command: PhpObject | null) => (command ? classes[command.className] : undefined);
   return {
+    feature: 'unique',
     async beforeHandle(ctx: ObjectJobContext) {
       const spec = specOf(ctx.command);
       if (!spec?.untilProcessing) return;

@@ -58,6 +58,8 @@ export type FailedHook = (error: Error | null, ctx: { job: RedisJob; payload: Jo
  * chains, batches, unique locks and missing models plug in here.
  */
 export interface CommandHooks {
+  /** Which Laravel feature these hooks implement; Handlers.useDefaults adds a feature only once. */
+  readonly feature?: LaravelFeature;
   /** Before the handler runs. Return false to skip the handler (the hook deleted, released or failed the job). */
   beforeHandle?(ctx: ObjectJobContext): Promise<boolean | void> | boolean | void;
   /** After the handler returned, unless the job was released (steps 5-6: unique lock, next chain step, batch). */
@@ -65,6 +67,11 @@ export interface CommandHooks {
   /** When the job failed for good (CallQueuedHandler::failed); `command` is null when it could not be decoded, `error` after `fail()` without one. */
   onFailed?(job: RedisJob, command: PhpObject | null, error: Error | null): Promise<void> | void;
 }
+
+/** Laravel's job features, in the order CallQueuedHandler applies them around a job. */
+export const LARAVEL_FEATURES = ['debounce', 'models', 'unique', 'chain', 'batch'] as const;
+/** One of {@link LARAVEL_FEATURES}. */
+export type LaravelFeature = (typeof LARAVEL_FEATURES)[number];
 
 /** Options of {@link Handlers}. */
 export interface HandlersOptions {
@@ -75,7 +82,30 @@ export interface HandlersOptions {
    * `{ release: seconds }` puts it back for a PHP worker (each release counts an attempt, as in Laravel).
    * Default `'fail'`.
    */
-  unknownJobs?: 'fail' | { release: number };
+  unknownJobs?: UnknownJobPolicy;
+}
+
+/** What happens to a job no handler is registered for: see HandlersOptions.unknownJobs. */
+export type UnknownJobPolicy = 'fail' | { release: number };
+
+/** What a Handlers registry runs (Handlers.summary). */
+export interface HandlersSummary {
+  /** PHP job classes (`data.commandName`). */
+  objects: string[];
+  /** Queued listener classes. */
+  listeners: string[];
+  /** String jobs, as `Class@method`. */
+  strings: string[];
+  /** The Laravel features its hooks implement, in the order they run. */
+  features: LaravelFeature[];
+  unknownJobs: UnknownJobPolicy;
+}
+
+function checkUnknownJobs(policy: UnknownJobPolicy): UnknownJobPolicy {
+  if (policy !== 'fail' && !(typeof policy === 'object' && policy !== null && Number.isInteger(policy.release) && policy.release >= 0)) {
+    throw new InvalidOptionError('unknownJobs', "must be 'fail' or { release: seconds }");
+  }
+  return policy;
 }
 
 const LISTENER = 'Illuminate\\Events\\CallQueuedListener';
@@ -91,8 +121,8 @@ export class Handlers implements JobRunner<RedisJob> {
   private readonly objects = new Map<string, Entry<StoredObjectHandler>>();
   private readonly listeners = new Map<string, Entry<StoredObjectHandler>>();
   private readonly strings = new Map<string, Entry<StoredStringHandler>>();
-  private readonly unknownJobs: 'fail' | { release: number };
-  private readonly hooks: CommandHooks[];
+  private unknownJobs: UnknownJobPolicy;
+  private hooks: CommandHooks[];
   private failJob: ((job: RedisJob, error?: Error) => Promise<void>) | undefined;
   // ctx.fail for every handler: made once, it finds the worker's failJob when called.
   private readonly failFromHandler: FailJob = async (job, error) => {
@@ -101,12 +131,39 @@ export class Handlers implements JobRunner<RedisJob> {
   };
 
   constructor(options: HandlersOptions = {}) {
-    const u = options.unknownJobs ?? 'fail';
-    if (u !== 'fail' && !(typeof u === 'object' && Number.isInteger(u.release) && u.release >= 0)) {
-      throw new InvalidOptionError('unknownJobs', "must be 'fail' or { release: seconds }");
-    }
-    this.unknownJobs = u;
+    this.unknownJobs = checkUnknownJobs(options.unknownJobs ?? 'fail');
     this.hooks = [...(options.hooks ?? [])];
+  }
+
+  /** Change what happens to a job no handler is registered for (see HandlersOptions.unknownJobs). */
+  onUnknownJobs(policy: UnknownJobPolicy): this {
+    this.unknownJobs = checkUnknownJobs(policy);
+    return this;
+  }
+
+  /**
+   * Add each of `defaults` whose feature no hook registered here implements yet, in Laravel's order
+   * (LARAVEL_FEATURES); hooks without a feature keep their place after them. `larq work` wires chains and
+   * batches this way, so a handlers module that wires its own keeps them.
+   */
+  useDefaults(defaults: CommandHooks[]): this {
+    const present = new Set(this.hooks.map((h) => h.feature));
+    const added = defaults.filter((d) => d.feature !== undefined && !present.has(d.feature));
+    const rank = (h: CommandHooks) => (h.feature === undefined ? LARAVEL_FEATURES.length : LARAVEL_FEATURES.indexOf(h.feature));
+    // a stable sort: the user's own order among equal ranks stays
+    this.hooks = [...this.hooks, ...added].map((h, i) => [h, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([h]) => h);
+    return this;
+  }
+
+  /** What this registry runs, for start-up banners and diagnostics. */
+  summary(): HandlersSummary {
+    return {
+      objects: [...this.objects.keys()],
+      listeners: [...this.listeners.keys()],
+      strings: [...this.strings.keys()],
+      features: this.hooks.flatMap((h) => (h.feature === undefined ? [] : [h.feature])),
+      unknownJobs: this.unknownJobs,
+    };
   }
 
   /**

@@ -1,7 +1,7 @@
 // Reading payloads produced by any Laravel version (8.x-13.x, Horizon, hand-made pushRaw) and rewriting
 // them the way Laravel does (queue:retry), keeping every key Laravel or a hook put there.
 import { InvalidPayloadError } from '../errors';
-import { phpJsonDecode, phpJsonEncode, type PhpJsonEncodeOptions } from './json';
+import { objectKeys, phpJsonDecode, phpJsonEncode, type PhpJsonEncodeOptions } from './json';
 import { CALL_QUEUED_HANDLER, type JobPayload } from './types';
 
 /**
@@ -82,7 +82,17 @@ export function retryPayload(raw: string, opts: RetryPayloadOptions = {}): strin
   const decoded = decodeObject(raw);
   if (decoded.attempts !== undefined) decoded.attempts = 0;
   if (opts.retryUntil !== undefined) decoded.retryUntil = opts.retryUntil;
-  return phpJsonEncode(decoded, { unescapedUnicode: false });
+  return phpJsonEncode(asPhpArrays(decoded), { unescapedUnicode: false });
+}
+
+// What json_decode(..., true) makes of JSON objects: PHP arrays, which json_encode writes back as a list
+// when their keys are 0..n-1 in order (so `{}` comes back as `[]`), else as an object in the same order.
+function asPhpArrays(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asPhpArrays);
+  if (!isRecord(value) || value instanceof Map) return value;
+  const keys = objectKeys(value);
+  if (keys.every((key, i) => key === String(i))) return keys.map((key) => asPhpArrays(value[key]));
+  return new Map(keys.map((key) => [key, asPhpArrays(value[key])]));
 }
 
 function decodeObject(raw: string): Record<string, unknown> {

@@ -142,7 +142,7 @@ function close(members: string, depth: number, pretty: boolean): string {
 }
 
 /** Own enumerable keys, in the order the JSON text had them when the object came from phpJsonDecode. */
-function objectKeys(record: Record<string, unknown>): string[] {
+export function objectKeys(record: Record<string, unknown>): string[] {
   const keys = Object.keys(record);
   const recorded = (record as { [KEY_ORDER]?: string[] })[KEY_ORDER];
   if (!recorded) return keys;

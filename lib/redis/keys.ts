@@ -4,6 +4,7 @@
 
 // Lines differ in the default prefix and the cluster key form (§2.3, §2.4).
 import type { LaravelLine } from '../LaravelLine';
+import { slug } from '../support/Str';
 export type { LaravelLine };
 
 /** Every key of one queue, prefix included, ready to send to Redis. */
@@ -22,47 +23,14 @@ export interface QueueKeys {
   readonly failed: string;
 }
 
-// Characters Unicode NFKD does not decompose into ASCII but Laravel's transliteration (Str::ascii) spells out.
-const LETTERS: Record<string, string> = {
-  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ð: 'd', Ð: 'D',
-  þ: 'th', Þ: 'TH', ł: 'l', Ł: 'L', ħ: 'h', Ħ: 'H', ı: 'i',
-};
-
-/** Latin text to ASCII: accents stripped via NFKD, a few ligatures and special letters spelled out. */
-function transliterate(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[ßẞæÆœŒøØđĐðÐþÞłŁħĦı]/g, (c) => LETTERS[c]);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|-]/g, '\\$&');
-}
-
-/**
- * Laravel's `Str::slug(title, separator)` as described in spec §2.3 (for Latin-script titles; other
- * scripts keep their letters, where Laravel's transliteration table might romanize them).
- */
-export function slug(title: string, separator = '-'): string {
-  const sep = escapeRegExp(separator);
-  const other = separator === '-' ? '_' : '-';
-  let s = transliterate(title);
-  s = s.replace(new RegExp(`${escapeRegExp(other)}+`, 'g'), separator);
-  s = s.replace(/@/g, `${separator}at${separator}`);
-  s = s.toLowerCase();
-  s = s.replace(new RegExp(`[^${sep}\\p{L}\\p{N}\\s]+`, 'gu'), '');
-  s = s.replace(new RegExp(`[${sep}\\s]+`, 'gu'), separator);
-  return s.replace(new RegExp(`^${sep}+|${sep}+$`, 'g'), '');
-}
-
 /**
  * The default Redis prefix of a Laravel app named `appName` (spec §2.3): `slug(name, '_') + '_database_'`
  * for the 8.x and 12.x skeletons, `slug(name) + '-database-'` for 13.x. Existing apps keep whatever their
- * config says, so prefer an explicit prefix.
+ * config says, so prefer an explicit prefix. Throws UntransliterableTitleError, naming `option`, for a name
+ * larq cannot slug exactly.
  */
-export function laravelPrefix(appName: string, line: LaravelLine): string {
-  return line === 13 ? `${slug(appName, '-')}-database-` : `${slug(appName, '_')}_database_`;
+export function laravelPrefix(appName: string, line: LaravelLine, option = 'appName'): string {
+  return line === 13 ? `${slug(appName, '-', option)}-database-` : `${slug(appName, '_', option)}_database_`;
 }
 
 /** Whether a queue name carries a Redis Cluster hash tag: a `{`, later a `}`, something in between (§2.4). */

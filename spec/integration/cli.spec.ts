@@ -136,7 +136,8 @@ describe('the larq command', function () {
     expect(run.stdout.match(/App\\Jobs\\SecretJob \.+ [\d.]+m?s DONE/g)).to.have.length(1);
     expect(run.stdout.match(/App\\Jobs\\ChainStep \.+ [\d.]+m?s FAIL/g)).to.have.length(1);
     expect(run.stdout).to.include('Worker stopped: empty (status 0)');
-    expect(run.stderr).to.equal('larq work: App\\Jobs\\ChainStep (attempt 1): unlucky step\n');
+    // the failure's fate, reason and uuid on stderr, for larq failed / larq retry
+    expect(run.stderr).to.match(/^larq work: App\\Jobs\\ChainStep \[[0-9a-f-]{36}\] \(attempt 1\) failed for good \(Error\): unlucky step\n$/);
     expect(readFileSync(out, 'utf8')).to.equal('4242\n');
 
     const failed = await larq('failed', `--env=${env}`);

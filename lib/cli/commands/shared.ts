@@ -10,6 +10,7 @@ import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
+import { describeRedis, redisClientOptions, type CliRedisTls } from '../redisConnection';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
 export class Resources {
@@ -37,21 +38,18 @@ export async function withResources<T>(fn: (resources: Resources) => Promise<T>)
   }
 }
 
-/** `redis://host:port/db` without credentials, for messages. */
-export function describeRedis(url: string): string {
-  const u = new URL(url);
-  return `${u.protocol}//${u.host}${u.pathname}`;
-}
+export { describeRedis };
 
 /**
  * Connect to Redis at `url` and fail with one line when it cannot be reached. A one-shot command gives up
  * on the first broken connection; a worker (`persistent`) reconnects once it was up, reporting each new
  * problem on stderr once, rather than ioredis' "Unhandled error event" on every retry.
  */
-export async function openRedis(url: string, resources: Resources, io: Io, persistent = false): Promise<Redis> {
+export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, tls: CliRedisTls = {}): Promise<Redis> {
   let connected = false;
   let lastProblem = '';
-  const client = new Redis(url, {
+  const client = new Redis({
+    ...redisClientOptions(url, tls),
     lazyConnect: true,
     maxRetriesPerRequest: persistent ? 20 : 1,
     retryStrategy: (times) => (persistent && connected ? Math.min(times * 50, 2000) : null),
@@ -78,7 +76,7 @@ export async function openRedis(url: string, resources: Resources, io: Io, persi
 
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false): Promise<RedisQueue> {
-  const client = await openRedis(config.queue.connection, resources, io, persistent);
+  const client = await openRedis(config.queue.connection, resources, io, persistent, config.redisTls);
   const queue = new RedisQueue({ ...config.queue, connection: client, connectionName });
   resources.add(() => queue.close());
   return queue;
@@ -100,8 +98,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   if (cache.driver === 'redis') {
     const url = cache.connection as string;
     const lockUrl = (cache.lockConnection as string | undefined) ?? url;
-    const connection = await openRedis(url, resources, io, persistent);
-    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent);
+    const connection = await openRedis(url, resources, io, persistent, config.redisTls);
+    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent, config.redisTls);
     store = createCacheStore({ ...cache, connection, lockConnection });
   } else {
     if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);
@@ -111,8 +109,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   return store;
 }
 
-// Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq.
-function requireSqliteFile(db: SqlConnectionConfig): void {
+/** Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq. */
+export function requireSqliteFile(db: SqlConnectionConfig): void {
   if (db.driver === 'sqlite' && 'database' in db && db.database !== ':memory:' && !existsSync(db.database)) {
     throw new LarqError(`DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`);
   }

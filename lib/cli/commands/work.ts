@@ -1,34 +1,50 @@
 // `larq work`: artisan's queue:work. Runs the jobs a handlers module knows on the app's Redis queue, with
 // queue:work's flags, records failures in the app's failed-job store, obeys queue:restart through the
 // app's cache, drains on SIGTERM/SIGINT and exits with the worker's status.
+import { spawnSync } from 'child_process';
+import { existsSync } from 'fs';
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
+import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError } from '../../errors';
-import { formatDateTime } from '../../failed/timestamp';
-import { Handlers } from '../../handlers/Handlers';
+import type { CacheStore } from '../../cache';
+import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
+import { Handlers, type CommandHooks, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
+import type { PhpObject } from '../../php/values';
+import type { RedisQueue } from '../../RedisQueue';
 import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
-import { redisConnection } from '../config';
-import { openCache, openFailedStore, openQueue, Resources } from './shared';
+import { detailLines, workBannerRows } from '../banner';
+import { redisConnection, type CliConfig } from '../config';
+import { checkStores, maintenanceMode } from '../preflight';
+import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { WorkOutput, wantsColors } from '../WorkOutput';
+import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
 const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
 queue:work: run the app's queued jobs in Node, with queue:work's rules for attempts, backoff, timeouts
-and failures. One line per job: RUNNING, then DONE or FAIL with its duration.
+and failures. It starts by saying where it reads jobs from (Redis, key prefix, Laravel version and where
+each came from) and warns when jobs wait under another Laravel version's prefix. One line per job:
+RUNNING, then DONE, FAIL in yellow (released, will run again) or FAIL in red (failed for good; the
+reason and uuid go to stderr). Chains and batches continue as Laravel's worker continues them.
 
   connection            the Redis queue connection's name (default QUEUE_CONNECTION, else "redis")
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
-                        is a Handlers instance or a function (may be async) returning one; resolved from the
-                        current directory. A .ts module needs ts-node: NODE_OPTIONS="-r ts-node/register"
+                        is a Handlers instance or a function (may be async) returning one, called with
+                        { queue, config, env, cache }; resolved from the current directory. A .ts module
+                        needs ts-node: NODE_OPTIONS="-r ts-node/register"
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
   --timeout=S           seconds a job may run; 0 = no limit (default 60)
   --sleep=S             seconds to wait when no job is available, may be fractional (default 3)
   --rest=S              seconds to rest after each job (default 0)
-  --memory=MB           stop with status 12 once this much memory is in use (default 128)
+  --memory=MB           stop with status 12 once the worker uses this much more memory than at start
+                        (Node's own and the handlers module's baseline do not count); 0 = no limit
+                        (default 128)
   --max-jobs=N          stop after N jobs; 0 = no limit (default 0)
   --max-time=S          stop after S seconds; 0 = no limit (default 0)
   --stop-when-empty     stop when the queues are empty
@@ -36,6 +52,11 @@ and failures. One line per job: RUNNING, then DONE or FAIL with its duration.
   --force               work even while the app is down for maintenance
   --name=NAME           the worker's name (default "default")
   --concurrency=N       jobs in flight at once (default 1: queue:work's one at a time)
+  --unknown-jobs=WHAT   a job no handler runs: fail (default: failed into the failed-job store with
+                        the reason), or release[:SECONDS] (put back for a PHP worker; each pop counts an
+                        attempt, so give such jobs enough tries, or better a queue of their own)
+  -v, --verbose         show each job's id, connection and queue, and memory in use
+  --json                one JSON object per job event, as queue:work --json prints them
   -q, --quiet           print nothing but errors
 
 SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
@@ -64,6 +85,9 @@ export const work: Command = {
     name: { type: 'string' },
     concurrency: { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
+    verbose: { type: 'boolean', short: 'v' },
+    json: { type: 'boolean' },
+    'unknown-jobs': { type: 'string' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -74,6 +98,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
   if (!handlersPath) throw new UsageError('larq work: --handlers=MODULE is required: the module that exports your job handlers (see larq work --help)');
   const backoff = stringFlag(p, 'backoff');
   if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
+  const unknownJobs = unknownJobsFlag(stringFlag(p, 'unknown-jobs'));
   const options = {
     maxTries: numberFlag(p, 'tries', 1),
     backoff: backoff ?? 0,
@@ -91,28 +116,45 @@ async function run(p: Parsed, io: Io): Promise<number> {
   };
   const config = configFor(p);
   const connectionName = redisConnection(config, p.positionals[0]);
-  const handlers = await loadHandlers(handlersPath);
   const resources = new Resources();
   try {
     const queue = await openQueue(config, connectionName, resources, io, true);
     const failed = openFailedStore(config, resources);
     const cache = await openCache(config, resources, io, true);
-    if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
-    const worker = createWorker(queue, handlers, options, { failed, cache });
+    await checkStores(config, failed, cache);
+    const handlers = await loadHandlers(handlersPath, { queue, config, env: config.env, cache });
+    handlers.useDefaults(defaultFeatures(config, queue, cache, resources));
+    if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
+    const maintenance = options.force ? undefined : maintenanceMode(config, cache);
+    // --memory counts what the worker grows past its start: Node, a TypeScript loader and the handlers
+    // module already hold more than Laravel's 128 MB default would allow a PHP worker in total.
+    const baseline = heapMemoryUsage();
+    const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
+    const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown, memoryUsage });
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
-    if (!p.values.quiet) report(worker, io, config.timezone);
-    reportErrors(worker, io);
+    const quiet = p.values.quiet === true;
+    const json = p.values.json === true;
+    const output = new WorkOutput(io, { timezone: config.timezone, json, verbose: p.values.verbose === true, colors: !json && wantsColors(), width: terminalWidth() });
+    reportErrors(worker, io, output.attach(worker, quiet));
+    if (!quiet && !json) {
+      const rows = workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency });
+      rows.push(['Memory', options.memory > 0 ? `stops (status 12) ${options.memory} MB above the ${Math.round(baseline / 1024 / 1024)} MB in use at start` : 'no limit (--memory=0)']);
+      rows.push(['Maintenance', maintenance ? `paused while the app is down (${maintenance.describe})` : 'works while the app is down (--force)']);
+      for (const line of detailLines(rows, terminalWidth())) io.out(line);
+    }
+    if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
+    void warnAboutOtherPrefixes(config, queues.split(','), io, resources);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
     }
-    const info = (line: string) => p.values.quiet || io.out(line);
-    info(`\n  INFO  Processing jobs from the [${queues}] queue.\n`);
-    info(`  INFO  ${hungHandlerPolicy(worker.options)}\n`);
+    const info = (line: string) => quiet || json || io.out(line);
+    info(`\n  ${output.paint(' INFO ', 'blue', true)} Processing jobs from the [${queues}] queue.\n`);
+    info(`  ${output.paint(' INFO ', 'blue', true)} ${hungHandlerPolicy(worker.options)}\n`);
     const stopForced = forceOnSecondSignal(io);
     try {
       const result = await worker.daemon(queues);
-      info(`  INFO  Worker stopped: ${result.reason} (status ${result.status}).`);
+      info(`  ${output.paint(' INFO ', 'blue', true)} Worker stopped: ${result.reason} (status ${result.status}).`);
       return result.status;
     } finally {
       stopForced();
@@ -128,6 +170,60 @@ function hungHandlerPolicy(o: Worker<RedisJob>['options']): string {
   const none = o.timeout === 0 ? 'Jobs without their own timeout have none (--timeout=0). ' : '';
   const then = o.onHungHandler === 'continue' ? 'keeps its slot and the worker goes on' : 'makes the worker finish its other jobs and exit with status 1, for its supervisor to restart it';
   return `${none}A handler still running ${o.timeoutGraceSeconds} s after its job's timeout ${then}.`;
+}
+
+// --unknown-jobs=fail|release[:seconds]
+function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'fail') return 'fail';
+  const m = /^release(?::(\d+))?$/.exec(text);
+  if (m) return { release: Number(m[1] ?? 0) };
+  throw new UsageError(`larq work: --unknown-jobs must be fail, release or release:SECONDS, got "${text}"`);
+}
+
+// The Laravel features larq work wires unless the handlers module wired its own: superseded debounced jobs
+// are deleted (13.6+, through the app's cache), chains continue on the app's queue connection, batch
+// progress goes to job_batches in the app's database (as the skeleton's queue.batching config has it),
+// opened when the first batched job runs. Unique locks and models need the app's own knowledge (which
+// classes are unique, how to load a model), so the handlers factory wires those with the context it is given.
+function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore | undefined, resources: Resources): CommandHooks[] {
+  let batches: CommandHooks | undefined;
+  const batchHooksNow = (): CommandHooks => {
+    if (batches === undefined) {
+      requireSqliteFile(config.database);
+      const repository = new BatchRepository(config.database);
+      resources.add(() => repository.close());
+      batches = batchHooks(repository);
+    }
+    return batches;
+  };
+  const batched = (command: PhpObject | null) => {
+    const id = command?.get('batchId');
+    return typeof id === 'string' && id !== '';
+  };
+  return [
+    ...(cache !== undefined && config.release.has('debounce') ? [debouncedJobs(cache)] : []),
+    chainHooks(queue),
+    {
+      feature: 'batch',
+      afterHandle: (ctx) => (batched(ctx.command) ? batchHooksNow().afterHandle?.(ctx) : undefined),
+      onFailed: (job, command, error) => (batched(command) ? batchHooksNow().onFailed?.(job, command, error) : undefined),
+    },
+  ];
+}
+
+// Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
+async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
+  try {
+    const client = await openRedis(config.queue.connection, resources, io, false, config.redisTls);
+    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
+  } catch (e) {
+    io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
+  }
+}
+
+function terminalWidth(): number {
+  return Math.min(Math.max(process.stdout.columns ?? 100, 60), 160);
 }
 
 // The first SIGTERM/SIGINT drains (the worker's own handler); a second one means "now", as an operator
@@ -146,45 +242,28 @@ function forceOnSecondSignal(io: Io): () => void {
   };
 }
 
-// queue:work's console lines: "  <time> <job name> .... RUNNING", then ".... 12.34ms DONE" or FAIL.
-// Each is a whole line, so jobs running side by side (--concurrency) do not garble each other.
-function report(worker: Worker<RedisJob>, io: Io, timezone: string): void {
-  const started = new WeakMap<RedisJob, number>();
-  const width = Math.min(Math.max(process.stdout.columns ?? 100, 60), 160);
-  const line = (job: RedisJob, status: string) => {
-    const name = job.resolveName();
-    let tail = status;
-    const at = started.get(job);
-    if (status !== 'RUNNING' && at !== undefined) {
-      const ms = performance.now() - at;
-      tail = `${ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(2)}ms`} ${status}`;
-      started.delete(job);
-    }
-    const head = `  ${formatDateTime(Date.now(), timezone)} ${name} `;
-    io.out(`${head}${'.'.repeat(Math.max(3, width - head.length - tail.length - 1))} ${tail}`);
-  };
-  worker.on('JobProcessing', (e) => {
-    started.set(e.job, performance.now());
-    line(e.job, 'RUNNING');
-  });
-  // A job that failed or released itself still fires JobProcessed; its FAIL line was already written.
-  worker.on('JobProcessed', (e) => started.has(e.job) && !e.job.hasFailed() && line(e.job, 'DONE'));
-  worker.on('JobReleasedAfterException', (e) => line(e.job, 'FAIL'));
-  worker.on('JobFailed', (e) => line(e.job, 'FAIL'));
+// Every other error goes to stderr, one line each (a job's exceptions were reported by WorkOutput).
+function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>): void {
+  worker.on('error', (e) => reported.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
 }
 
-// Every exception goes to stderr, one line each; a job's names the job, as Laravel's log entry would.
-function reportErrors(worker: Worker<RedisJob>, io: Io): void {
-  const named = new WeakSet<Error>();
-  worker.on('JobExceptionOccurred', (e) => {
-    named.add(e.exception);
-    io.err(`larq work: ${e.job.resolveName()} (attempt ${e.job.attempts()}): ${e.exception.message.split('\n')[0]}`);
-  });
-  worker.on('error', (e) => named.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+/** What a handlers module's exported function is called with: the app's queue, configuration and environment. */
+export interface HandlersFactoryContext {
+  /** The app's Redis queue (for dispatching, chains, unique locks...). */
+  queue: RedisQueue;
+  /** larq's reading of the app's configuration. */
+  config: CliConfig;
+  /** The app's environment: its .env under the process environment, as Laravel's env() sees it. */
+  env: Readonly<Record<string, string>>;
+  /** The app's cache store, when it has one larq can use (unique locks, maxExceptions). */
+  cache: CacheStore | undefined;
 }
 
-/** Load the handlers module at `path` (relative to the current directory) and return its Handlers. */
-export async function loadHandlers(path: string): Promise<Handlers> {
+/**
+ * Load the handlers module at `path` (relative to the current directory) and return its Handlers; a
+ * function export is called with `context`.
+ */
+export async function loadHandlers(path: string, context?: HandlersFactoryContext): Promise<Handlers> {
   const file = resolve(process.cwd(), path);
   if (/\.[cm]?ts$/.test(file) && !require.extensions['.ts']) {
     throw new UsageError(`larq work: --handlers=${path} is TypeScript: run larq with NODE_OPTIONS="-r ts-node/register", or compile it to JavaScript`);
@@ -200,18 +279,32 @@ export async function loadHandlers(path: string): Promise<Handlers> {
       mod = await importModule(pathToFileURL(file).href);
     }
   } catch (e) {
-    const error = e as Error & { code?: string };
-    const first = error.message.split('\n')[0];
-    // A missing file is a usage mistake; an error thrown by the module itself is the module's problem.
-    if ((error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && first.includes(file)) {
-      throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
-    }
-    throw new LarqError(`loading --handlers=${path} failed: ${first}`, { cause: e });
+    // A missing file is a usage mistake; anything else is the module's own problem: say what and where.
+    if (!existsSync(file)) throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
+    throw new LarqError(`loading --handlers=${path} failed: ${moduleFailure(e, file)}`, { cause: e });
   }
   let exported: unknown = mod.default ?? mod.handlers ?? mod;
-  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as () => unknown)();
+  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as (context?: HandlersFactoryContext) => unknown)(context);
   if (isHandlers(exported)) return exported;
   throw new UsageError(`larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
+}
+
+// The first line of a module's load error, led by the file:line a syntax error points at. Node puts that
+// location on the first line of a CommonJS module's stack; for an ES module it gives none, so the module is
+// checked again with \`node --check\`, which prints it (this runs only on the way out of a failed start).
+function moduleFailure(thrown: unknown, file: string): string {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const first = `${error.name}: ${error.message.split('\n')[0]}`;
+  if (!(error instanceof SyntaxError)) return first;
+  const location = LOCATION.exec(error.stack ?? '') ?? LOCATION.exec(syntaxCheck(file));
+  return location ? `${location[1]}: ${first}` : first;
+}
+
+const LOCATION = /^(?:file:\/\/)?(\S+:\d+)\r?\n/;
+
+function syntaxCheck(file: string): string {
+  const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10000 });
+  return check.stderr ?? '';
 }
 
 // instanceof fails when the module got its Handlers from another copy of larq; the shape is what counts.

@@ -1,5 +1,10 @@
 // A Laravel app's environment turned into larq's configuration, as the skeleton's config files read it.
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { UntransliterableTitleError } from '../../../lib/support/Str';
+import { describeRedis, redisClientOptions } from '../../../lib/cli/redisConnection';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
 import { Encrypter } from '../../../lib/php/Encrypter';
@@ -23,12 +28,69 @@ describe('larq CLI configuration', function () {
       expect(configFromEnv({ REDIS_PREFIX: 'x_' }, { prefix: 'flag_' }).queue.prefix).to.equal('flag_');
     });
 
+    it('refuses an APP_NAME whose slug larq cannot reproduce unless REDIS_PREFIX is set, naming both', function () {
+      expect(() => configFromEnv({ APP_NAME: 'магазин', LARQ_LARAVEL: '12' })).to.throw(UntransliterableTitleError, /^APP_NAME: "магазин" .*REDIS_PREFIX/);
+      expect(configFromEnv({ APP_NAME: 'магазин', REDIS_PREFIX: 'magazin_database_', LARQ_LARAVEL: '12' }).queue.prefix).to.equal('magazin_database_');
+      expect(configFromEnv({ APP_NAME: 'Café Crème', LARQ_LARAVEL: '12' }).queue.prefix).to.equal('cafe_creme_database_');
+    });
+
     it('picks the payload line from the major version', function () {
       expect([8, 9, 10, 11, 12, 13].map((v) => configFromEnv({ LARQ_LARAVEL: String(v) }).queue.laravel)).to.deep.equal([8, 9, 10, 11, 12, 13]);
     });
   });
 
+  describe("the app's Laravel version", function () {
+    let app: string;
+    beforeEach(() => (app = mkdtempSync(join(tmpdir(), 'larq-app-'))));
+    afterEach(() => rmSync(app, { recursive: true, force: true }));
+    const lock = (version: string) => JSON.stringify({ packages: [{ name: 'laravel/prompts', version: 'v0.3.5' }, { name: 'laravel/framework', version }] });
+
+    it("comes from composer.lock when nothing names it, and so does the prefix's skeleton", function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
+      const c = configFromEnv({ APP_NAME: 'Acme Shop' }, { app });
+      expect([c.release.version, c.laravelSource, c.queue.prefix, c.prefixSource]).to.deep.equal(['12.34', 'composer.lock', 'acme_shop_database_', 'derived from APP_NAME as the Laravel 8-12 skeleton does']);
+    });
+
+    it("falls back to vendor/laravel/framework's Application::VERSION, then to the newest line", function () {
+      const foundation = join(app, 'vendor/laravel/framework/src/Illuminate/Foundation');
+      mkdirSync(foundation, { recursive: true });
+      writeFileSync(join(foundation, 'Application.php'), "<?php\nclass Application {\n    const VERSION = '13.6.2';\n}\n");
+      expect(configFromEnv({}, { app }).release.version).to.equal('13.6');
+      expect(configFromEnv({}, { app }).laravelSource).to.equal('vendor/laravel/framework/src/Illuminate/Foundation/Application.php');
+      rmSync(join(app, 'vendor'), { recursive: true });
+      expect(configFromEnv({}, { app }).laravelSource).to.match(/^the default/);
+    });
+
+    it('is LARQ_LARAVEL or --laravel over composer.lock, and REDIS_PREFIX names its own source', function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
+      expect(configFromEnv({ LARQ_LARAVEL: '13' }, { app }).laravelSource).to.equal('LARQ_LARAVEL');
+      expect(configFromEnv({}, { app, laravel: '11' }).laravelSource).to.equal('--laravel');
+      expect(configFromEnv({ REDIS_PREFIX: 'p_' }, { app }).prefixSource).to.equal('REDIS_PREFIX');
+    });
+
+    it('refuses a composer.lock naming a Laravel larq does not speak', function () {
+      writeFileSync(join(app, 'composer.lock'), lock('v7.30.0'));
+      expect(() => configFromEnv({}, { app })).to.throw(LarqError, /composer\.lock says the app runs Laravel 7\.30, .*LARQ_LARAVEL/);
+    });
+  });
+
   describe('Redis', function () {
+    it('reads a Unix socket from REDIS_HOST (a path or unix://) or REDIS_URL, with the database and credentials', function () {
+      expect(configFromEnv({ REDIS_HOST: '/run/redis/redis.sock', REDIS_DB: '2' }).queue.connection).to.equal('unix://localhost/run/redis/redis.sock?db=2');
+      expect(configFromEnv({ REDIS_HOST: 'unix:///run/r.sock', REDIS_PASSWORD: 's3cr@t' }).queue.connection).to.equal('unix://:s3cr%40t@localhost/run/r.sock?db=0');
+      expect(configFromEnv({ REDIS_URL: 'unix://app:pw@localhost/tmp/r.sock?db=4' }).queue.connection).to.equal('unix://app:pw@localhost/tmp/r.sock?db=4');
+      expect(describeRedis(configFromEnv({ REDIS_HOST: '/run/r.sock', REDIS_PASSWORD: 'pw' }).queue.connection)).to.equal('unix:/run/r.sock (db 0)');
+      expect(redisClientOptions('unix://:pw@localhost/run/r.sock?db=3')).to.deep.equal({ path: '/run/r.sock', db: 3, password: 'pw' });
+    });
+
+    it('makes REDIS_SCHEME=tls (or a rediss:// or tls:// URL) a TLS connection, with LARQ_REDIS_* files', function () {
+      const c = configFromEnv({ REDIS_SCHEME: 'tls', REDIS_HOST: 'cache.example', REDIS_PORT: '6380', LARQ_REDIS_SERVERNAME: 'redis.internal' });
+      expect(c.queue.connection).to.equal('rediss://cache.example:6380/0');
+      expect(configFromEnv({ REDIS_URL: 'tls://h:1/2' }).queue.connection).to.equal('rediss://h:1/2');
+      expect(redisClientOptions(c.queue.connection, c.redisTls)).to.deep.equal({ host: 'cache.example', port: 6380, db: 0, tls: { servername: 'redis.internal' } });
+      expect(() => redisClientOptions(c.queue.connection, { ca: '/no/such/ca.pem' })).to.throw(InvalidOptionError, /^LARQ_REDIS_CA: cannot read \/no\/such\/ca\.pem/);
+    });
+
     it('builds the URL from REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and REDIS_DB', function () {
       const c = configFromEnv({ REDIS_HOST: 'r.local', REDIS_PORT: '6380', REDIS_USERNAME: 'app', REDIS_PASSWORD: 's3cr@t', REDIS_DB: '2' });
       expect(c.queue.connection).to.equal('redis://app:s3cr%40t@r.local:6380/2');
@@ -147,7 +209,8 @@ describe('larq CLI configuration', function () {
     expect(() => configFromEnv({ LARQ_LARAVEL: '7' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13: a major, or major.minor such as 12.11, got "7"/);
     expect(() => configFromEnv({ REDIS_PORT: '63a' })).to.throw(InvalidOptionError, /^REDIS_PORT: must be a whole number from 0 to 65535, got "63a"/);
     expect(() => configFromEnv({ REDIS_QUEUE_RETRY_AFTER: '-1' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_RETRY_AFTER:/);
-    expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => configFromEnv({ REDIS_URL: 'http://x' })).to.throw(InvalidOptionError, /^REDIS_URL: must be a redis:\/\/, rediss:\/\/ or unix:\/\/ URL/);
+    expect(() => configFromEnv({ REDIS_SCHEME: 'udp' })).to.throw(InvalidOptionError, /^REDIS_SCHEME: must be tcp, tls or unix, got "udp"/);
     expect(() => configFromEnv({ APP_TIMEZONE: 'Mars/Base' })).to.throw(InvalidOptionError, /^APP_TIMEZONE: unknown time zone/);
     expect(() => configFromEnv({ REDIS_QUEUE_CONNECTION: 'queue' })).to.throw(InvalidOptionError, /^REDIS_QUEUE_CONNECTION: is "queue"/);
   });

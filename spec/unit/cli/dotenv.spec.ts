@@ -9,7 +9,8 @@ import { InvalidOptionError } from '../../../lib/errors';
 describe('larq CLI .env files', function () {
   it('reads KEY=value lines, export, comments and blank lines', function () {
     const env = parseDotenv(['# comment', '', 'APP_NAME=Shop', 'export REDIS_HOST=10.0.0.5 # trailing', 'SPACED = x ', 'HASH=a#b', 'EMPTY=', 'DOTTED.KEY=1'].join('\n'));
-    expect(env).to.deep.equal({ APP_NAME: 'Shop', REDIS_HOST: '10.0.0.5', SPACED: 'x', HASH: 'a#b', EMPTY: '', 'DOTTED.KEY': '1' });
+    // phpdotenv ends an unquoted value at a `#` even without a space before it
+    expect(env).to.deep.equal({ APP_NAME: 'Shop', REDIS_HOST: '10.0.0.5', SPACED: 'x', HASH: 'a', EMPTY: '', 'DOTTED.KEY': '1' });
   });
 
   it('keeps single-quoted values literal and unescapes double-quoted ones', function () {
@@ -21,10 +22,10 @@ describe('larq CLI .env files', function () {
     expect(parseDotenv('KEY="-----BEGIN\nline\n-----END"\nNEXT=1')).to.deep.equal({ KEY: '-----BEGIN\nline\n-----END', NEXT: '1' });
   });
 
-  it('expands ${VAR} from the process first, then earlier lines, else empty', function () {
+  it('expands ${VAR} from the process first, then earlier lines, else leaves it as written', function () {
     const text = ['REDIS_HOST=file-host', 'URL=redis://${REDIS_HOST}:${REDIS_PORT}/${MISSING}', 'QUOTED="${REDIS_HOST}"'].join('\n');
-    expect(parseDotenv(text)).to.include({ URL: 'redis://file-host:/', QUOTED: 'file-host' });
-    expect(parseDotenv(text, (name) => ({ REDIS_HOST: 'env-host', REDIS_PORT: '6380' })[name])).to.include({ URL: 'redis://env-host:6380/', QUOTED: 'env-host' });
+    expect(parseDotenv(text)).to.include({ URL: 'redis://file-host:${REDIS_PORT}/${MISSING}', QUOTED: 'file-host' });
+    expect(parseDotenv(text, (name) => ({ REDIS_HOST: 'env-host', REDIS_PORT: '6380' })[name])).to.include({ URL: 'redis://env-host:6380/${MISSING}', QUOTED: 'env-host' });
   });
 
   it('handles CRLF line ends and a byte-order mark', function () {
@@ -32,10 +33,20 @@ describe('larq CLI .env files', function () {
   });
 
   it('names the file and line of a broken entry', function () {
-    expect(() => parseDotenv('A=1\nnot a variable', undefined, '/app/.env')).to.throw(DotenvError, '/app/.env line 2: expected KEY=value, got "not a variable"');
-    expect(() => parseDotenv("A='open", undefined, '.env')).to.throw(DotenvError, '.env line 1: A has no closing single quote');
-    expect(() => parseDotenv('A="open\nB=2', undefined, '.env')).to.throw(DotenvError, '.env line 1: A has no closing double quote');
-    expect(() => parseDotenv('A="x" y', undefined, '.env')).to.throw(DotenvError, 'unexpected text after the quoted value of A');
+    expect(() => parseDotenv('A=1\nnot a variable', undefined, '/app/.env')).to.throw(DotenvError, '/app/.env line 2: an invalid name at [not a variable]');
+    expect(() => parseDotenv("A=1\nB='open", undefined, '.env')).to.throw(DotenvError, ".env line 2: a missing closing quote at ['open]");
+    expect(() => parseDotenv('A="x" y', undefined, '.env')).to.throw(DotenvError, '.env line 1: unexpected whitespace at ["x" y]');
+    expect(() => parseDotenv('APP_NAME=Acme Shop', undefined, '.env')).to.throw(DotenvError, '.env line 1: unexpected whitespace at [Acme Shop]');
+    expect(() => parseDotenv('A="\\u00e9"', undefined, '.env')).to.throw(DotenvError, '.env line 1: an unexpected escape sequence');
+    expect(() => parseDotenv('=1', undefined, '.env')).to.throw(DotenvError, '.env line 1: an unexpected equals');
+  });
+
+  it('drops a double-quoted value that never closes, with the lines after it, as phpdotenv does', function () {
+    expect(parseDotenv('A=1\nB="open\nC=2\n')).to.deep.equal({ A: '1' });
+  });
+
+  it('clears a variable named on a line without =', function () {
+    expect(parseDotenv('A=1\nA\nB=${A}')).to.deep.equal({ B: '${A}' });
   });
 
   describe('loadEnvironment', function () {

@@ -1,0 +1,166 @@
+// What `larq work` prints per job, in the shapes Laravel 13's queue:work prints (WorkCommand's
+// writeOutputForCli and writeOutputAsJson): a RUNNING line, then DONE, a yellow FAIL for a job released to
+// be tried again, a red FAIL for a job failed for good; with --json one JSON object per line with
+// artisan's fields. larq adds what artisan leaves to the log: on stderr, for each failure, whether the job
+// will be retried, the reason, and the uuid that `larq failed` and `larq retry` take.
+import { formatDateTime } from '../failed/timestamp';
+import type { RedisJob } from '../jobs/RedisJob';
+import type { Worker } from '../Worker';
+import type { Io } from './args';
+
+/** How `larq work` prints. */
+export interface WorkOutputOptions {
+  /** APP_TIMEZONE, for the timestamps. */
+  timezone: string;
+  /** --json: one JSON object per line instead of text. */
+  json: boolean;
+  /** -v: the job id, connection and queue on each line, and memory on the last. */
+  verbose: boolean;
+  /** ANSI colours (a terminal, unless NO_COLOR is set). */
+  colors: boolean;
+  /** Terminal width for the dot leaders. */
+  width: number;
+}
+
+const COLOR = { gray: 90, yellow: 33, green: 32, red: 31, blue: 34 } as const;
+
+/** Whether stdout should get colours: a terminal, and neither NO_COLOR nor FORCE_COLOR=0. */
+export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0';
+  return tty;
+}
+
+/** Prints a worker's job lines to `io`. */
+export class WorkOutput {
+  private readonly startedAt = new WeakMap<RedisJob, number>();
+
+  constructor(
+    private readonly io: Io,
+    private readonly options: WorkOutputOptions,
+  ) {}
+
+  /**
+   * Start printing `worker`'s jobs: the job lines unless `quiet`, and always, on stderr, one line per
+   * exception saying what became of the job. Returns the exceptions it reported, so that the worker's
+   * 'error' listener does not print them again.
+   */
+  attach(worker: Worker<RedisJob>, quiet: boolean): WeakSet<Error> {
+    const reported = new WeakSet<Error>();
+    if (!quiet) {
+      worker.on('JobProcessing', (e) => this.job(e.job, 'starting'));
+      // A job that failed itself also fires JobProcessed: its FAIL line was written already.
+      worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, 'success'));
+    }
+    // A string job's handler settles the job itself, as a PHP `fire`/`handle` method must; one that
+    // returned without doing so stays reserved and runs again after retry_after.
+    worker.on('JobProcessed', (e) => {
+      if (!e.job.isDeletedOrReleased() && !e.job.hasFailed() && isStringJob(e.job)) {
+        this.note(e.job, 'returned without delete() or release(): it stays reserved and runs again after retry_after (call ctx.delete() when done)');
+      }
+    });
+    worker.on('JobReleasedAfterException', (e) => {
+      if (!quiet) this.job(e.job, 'released_after_exception', e.exception);
+      this.note(e.job, `released after an exception; it runs again in ${e.backoff}s: ${firstLine(e.exception)}`);
+    });
+    worker.on('JobFailed', (e) => {
+      reported.add(e.exception);
+      if (!quiet) this.job(e.job, 'failed', e.exception);
+      this.note(e.job, `failed for good (${e.exception.name}): ${firstLine(e.exception)}`);
+    });
+    // Laravel fires this after the fail decision and before the release: a job that failed is noted
+    // already and one about to be released is noted next; one that settled itself first is noted here.
+    worker.on('JobExceptionOccurred', (e) => {
+      reported.add(e.exception);
+      if (!e.job.hasFailed() && e.job.isDeletedOrReleased()) this.note(e.job, `threw after it ${e.job.isDeleted() ? 'deleted' : 'released'} itself: ${firstLine(e.exception)}`);
+    });
+    return reported;
+  }
+
+  /** A colour, when colours are on. */
+  paint(text: string, color: keyof typeof COLOR, bold = false): string {
+    return this.options.colors ? `\x1b[${bold ? '1;' : ''}${COLOR[color]}m${text}\x1b[0m` : text;
+  }
+
+  private job(job: RedisJob, status: 'starting' | 'success' | 'released_after_exception' | 'failed', exception?: Error): void {
+    if (this.options.json) return this.jsonLine(job, status, exception);
+    const name = job.resolveName();
+    const details = this.options.verbose ? ` ${this.paint(job.getJobId() ?? '', 'gray')} ${this.paint(job.getConnectionName(), 'blue')} ${this.paint(job.getQueue(), 'blue')}` : '';
+    const detailsWidth = this.options.verbose ? (job.getJobId() ?? '').length + job.getConnectionName().length + job.getQueue().length + 2 : 0;
+    const head = `  ${this.paint(formatDateTime(Date.now(), this.options.timezone), 'gray')} ${name}${details}`;
+    if (status === 'starting') {
+      this.startedAt.set(job, performance.now());
+      const dots = Math.max(this.options.width - name.length - detailsWidth - 33, 0);
+      this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint('RUNNING', 'yellow', true)}`);
+      return;
+    }
+    const runTime = runTimeForHumans(performance.now() - (this.startedAt.get(job) ?? performance.now()));
+    this.startedAt.delete(job);
+    const memory = this.options.verbose ? `${(process.memoryUsage().rss / 1024 / 1024).toFixed(1)}MB` : '';
+    const dots = Math.max(this.options.width - name.length - (this.options.verbose ? detailsWidth + memory.length + 1 : 0) - runTime.length - 31, 0);
+    const result = status === 'success' ? this.paint('DONE', 'green', true) : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
+    this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`);
+  }
+
+  // artisan's --json fields, empty ones left out as array_filter leaves them out.
+  private jsonLine(job: RedisJob, status: string, exception?: Error): void {
+    const now = Date.now();
+    const log: Record<string, unknown> = {
+      level: status === 'starting' || status === 'success' ? 'info' : 'warning',
+      id: job.getJobId(),
+      uuid: job.uuid(),
+      connection: job.getConnectionName(),
+      queue: job.getQueue(),
+      job: job.resolveName(),
+      status,
+      result: job.isDeleted() ? 'deleted' : job.isReleased() ? 'released' : job.hasFailed() ? 'failed' : '',
+      attempts: job.attempts(),
+      exception: exception ? exception.name : '',
+      message: exception ? exception.message : null,
+      timestamp: isoTimestamp(now, this.options.timezone),
+    };
+    for (const [key, value] of Object.entries(log)) if (value === '' || value === null || value === undefined || value === 0) delete log[key];
+    if (status === 'starting') this.startedAt.set(job, performance.now());
+    else {
+      log.duration = Math.round((performance.now() - (this.startedAt.get(job) ?? performance.now())) * 1000) / 1e6;
+      this.startedAt.delete(job);
+    }
+    this.io.out(JSON.stringify(log));
+  }
+
+  // A failure's reason and the uuid to look it up with, on stderr, where artisan's log would have it.
+  private note(job: RedisJob, what: string): void {
+    if (this.options.json) return;
+    const uuid = job.uuid();
+    this.io.err(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`);
+  }
+}
+
+function isStringJob(job: RedisJob): boolean {
+  try {
+    return !job.payload().isObjectJob;
+  } catch {
+    return false;
+  }
+}
+
+function firstLine(error: Error): string {
+  return error.message.split('\n')[0];
+}
+
+// Laravel's runTimeForHumans: milliseconds with two decimals below a second, else seconds.
+function runTimeForHumans(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(2)}ms`;
+}
+
+// `Y-m-d\TH:i:s.uP` in the app's timezone, as artisan's JSON lines stamp them.
+function isoTimestamp(ms: number, timezone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset' })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : String(parts.timeZoneName).replace('GMT', '');
+  const micros = String((ms % 1000) * 1000).padStart(6, '0');
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${micros}${offset}`;
+}

@@ -1,0 +1,135 @@
+// artisan's queue verbs larq lacked: queue:pause / queue:resume (one queue or --all), queue:retry-batch and
+// queue:prune-batches, as processes against a Laravel-style .env, a private redis-server and SQLite.
+import { expect } from 'chai';
+import { spawn } from 'child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { createCacheTables } from '../../lib/cache';
+import { createFailedJobProvider, createFailedJobsTable } from '../../lib/failed';
+import { BatchRepository } from '../../lib/features';
+import { RedisQueue } from '../../lib/RedisQueue';
+import { compileCli, type CompiledCli } from '../support/compiled';
+import { ChainStep } from '../support/phpJobs';
+import { randomPrefix, requireRedis } from '../support/redis';
+
+describe('larq pause, resume, retry-batch and prune-batches', function () {
+  this.timeout(60000);
+  let port: number;
+  let cli: CompiledCli;
+  let dir: string;
+  let env: string;
+  let sqlite: string;
+  let prefix: string;
+  let queue: RedisQueue;
+
+  before(async function () {
+    port = await requireRedis(this);
+    cli = compileCli();
+    dir = mkdtempSync(join(tmpdir(), 'larq-verbs-'));
+  });
+  after(() => {
+    cli?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    prefix = randomPrefix();
+    sqlite = join(dir, `${prefix}.sqlite`);
+    env = join(dir, `${prefix}.env`);
+    writeFileSync(sqlite, '');
+    await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
+    await createCacheTables({ driver: 'sqlite', database: sqlite });
+    const lines = ['APP_NAME=Shop', `REDIS_HOST=127.0.0.1`, `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${sqlite}`, 'CACHE_STORE=database'];
+    writeFileSync(env, lines.join('\n') + '\n');
+    queue = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
+  });
+  afterEach(() => queue?.close());
+
+  function larq(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const clean: Record<string, string | undefined> = { ...process.env };
+    for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
+    const child = spawn(process.execPath, [cli.main, ...args, `--env=${env}`], { env: clean });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  const work = () => larq('work', `--handlers=${cli.handlers}`, '--stop-when-empty', '--sleep=0');
+
+  it('pause stops workers taking jobs from one queue, resume lets them, with artisan 13s messages', async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    expect(await larq('pause', 'default')).to.deep.include({ code: 0, stdout: '\n   INFO  Job processing on queue [redis:default] has been paused.\n\n' });
+    const paused = await work();
+    expect(paused.code, paused.stderr).to.equal(0);
+    expect(paused.stdout).not.to.include('RUNNING');
+    expect(await queue.size('default')).to.equal(1);
+    expect(await larq('resume', 'redis:default')).to.deep.include({ code: 0, stdout: '\n   INFO  Job processing on queue [redis:default] has been resumed.\n\n' });
+    expect((await work()).stdout).to.include('DONE');
+    expect(await queue.size('default')).to.equal(0);
+  });
+
+  it('pause --all pauses every queue (13.25+), resume --all lifts it; a missing queue name is an error', async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    expect((await larq('pause', '--all')).stdout).to.equal('\n   INFO  Job processing on all queues across all connections has been paused.\n\n');
+    expect((await work()).stdout).not.to.include('RUNNING');
+    expect(await queue.size('default')).to.equal(1);
+    expect((await larq('resume', '--all')).stdout).to.equal('\n   INFO  Job processing on all queues across all connections has been resumed.\n\n');
+    expect((await work()).stdout).to.include('DONE');
+    expect(await larq('pause')).to.deep.include({ code: 1, stderr: '\n   ERROR  A queue name is required unless the --all option is used.\n\n' });
+    const old = await larq('pause', '--all', '--laravel=12');
+    expect(old.code).to.equal(1);
+    expect(old.stderr).to.match(/needs Laravel 13\.25 or later/);
+  });
+
+  it("retry-batch pushes a batch's failed jobs back and removes their failed records", async function () {
+    const batches = new BatchRepository({ driver: 'sqlite', database: sqlite });
+    const store = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
+    try {
+      await batches.createTable();
+      const batch = await batches.store('nightly');
+      await batches.incrementTotalJobs(batch.id, 1);
+      const id = await queue.push(ChainStep.make({ step: 7 }));
+      const [job] = await queue.popMany('default', 0, 1, () => undefined);
+      await queue.deleteReserved('default', job);
+      await store.log('redis', 'default', job.getRawBody(), 'boom');
+      const uuid = job.uuid()!;
+      await batches.recordFailedJob(batch.id, uuid);
+      const run = await larq('retry-batch', batch.id);
+      expect(run.code, run.stderr).to.equal(0);
+      expect(run.stdout).to.include(`Pushing failed queue jobs of the batch [${batch.id}] back onto the queue.`);
+      expect(run.stdout).to.match(new RegExp(`${uuid} \\.+ DONE`));
+      expect(await queue.size('default')).to.equal(1);
+      expect(await store.find(uuid)).to.equal(null);
+      expect(id).to.be.a('string');
+      const missing = await larq('retry-batch', 'nope');
+      expect(missing).to.deep.include({ code: 1, stderr: '\n   ERROR  Unable to find a batch with ID [nope].\n\n' });
+    } finally {
+      await store.close();
+      await batches.close();
+    }
+  });
+
+  it('prune-batches deletes finished batches older than --hours, and unfinished or cancelled ones when asked', async function () {
+    const now = Math.floor(Date.now() / 1000);
+    const batches = new BatchRepository({ driver: 'sqlite', database: sqlite });
+    try {
+      await batches.createTable();
+      const t = batches.sql.quote('job_batches');
+      const row = (id: string, created: number, finished: number | null, cancelled: number | null) =>
+        batches.sql.execute(`INSERT INTO ${t} (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids, options, created_at, finished_at, cancelled_at) VALUES (?, '', 0, 0, 0, '[]', 'a:0:{}', ?, ?, ?)`, [id, created, finished, cancelled]);
+      await row('old-finished', now - 50 * 3600, now - 48 * 3600, null);
+      await row('new-finished', now - 2 * 3600, now - 3600, null);
+      await row('old-unfinished', now - 50 * 3600, null, null);
+      await row('old-cancelled', now - 50 * 3600, null, now - 49 * 3600);
+      const first = await larq('prune-batches');
+      expect(first).to.deep.include({ code: 0, stdout: '\n   INFO  1 entries deleted.\n\n' });
+      const second = await larq('prune-batches', '--hours=0', '--unfinished=24', '--cancelled=24');
+      expect(second.stdout).to.equal('\n   INFO  1 entries deleted.\n\n\n   INFO  2 unfinished entries deleted.\n\n\n   INFO  0 cancelled entries deleted.\n\n');
+      expect(await batches.sql.select(`SELECT id FROM ${t}`)).to.deep.equal([]);
+    } finally {
+      await batches.close();
+    }
+  });
+});

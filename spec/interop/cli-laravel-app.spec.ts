@@ -1,0 +1,157 @@
+// `larq work` as a drop-in for queue:work in a real Laravel 12 or 13 app: an app directory with a .env and
+// a composer.lock, real Laravel dispatching and working beside it, and the larq command as a process.
+import { expect } from 'chai';
+import { spawn } from 'child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { randomBytes } from 'crypto';
+import type Redis from 'ioredis';
+import { compileCli, type CompiledCli } from '../support/compiled';
+import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
+import { rawClient, requireRedis } from '../support/redis';
+
+const LINES: PhpLaravelLine[] = ['12.67', '13.26'];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`, function () {
+  this.timeout(90000);
+  let port: number;
+  let client: Redis;
+  let cli: CompiledCli;
+  let dir: string;
+  let app: string;
+  let steps: string;
+  let id: string;
+
+  before(async function () {
+    requirePhp(this, line);
+    port = await requireRedis(this);
+    client = rawClient(port);
+    cli = compileCli(['spec/support/cli/appHandlers.ts']);
+    dir = mkdtempSync(join(tmpdir(), 'larq-app-'));
+  });
+  after(() => {
+    client?.disconnect();
+    cli?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    id = randomBytes(4).toString('hex');
+    app = mkdtempSync(join(dir, 'app-'));
+    steps = join(app, 'steps.log');
+    writeFileSync(steps, '');
+  });
+
+  // What each skeleton derives from APP_NAME "Acme Shop <id>" (Str::slug by hand: the thing under test).
+  const skeletonPrefix = (major: number) => (major >= 13 ? `acme-shop-${id}-database-` : `acme_shop_${id}_database_`);
+
+  function writeApp(env: Record<string, string>, composerVersion?: string): void {
+    const lines = { APP_NAME: `"Acme Shop ${id}"`, REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array', LARQ_SPEC_STEPS: steps, ...env };
+    writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    if (composerVersion) writeFileSync(join(app, 'composer.lock'), JSON.stringify({ packages: [{ name: 'laravel/framework', version: `v${composerVersion}.0` }] }));
+  }
+
+  function larq(args: string[], until?: { stderr: RegExp; ms: number }): Promise<Run & { matchedAfterMs?: number }> {
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const name of Object.keys(env)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete env[name];
+    const started = Date.now();
+    const child = spawn(process.execPath, [cli.main, ...args], { cwd: app, env });
+    const run: Run & { matchedAfterMs?: number } = { code: null, stdout: '', stderr: '' };
+    child.stdout.on('data', (d) => (run.stdout += d));
+    child.stderr.on('data', (d) => {
+      run.stderr += d;
+      if (until && run.matchedAfterMs === undefined && until.stderr.test(run.stderr)) {
+        run.matchedAfterMs = Date.now() - started;
+        child.kill('SIGKILL');
+      }
+    });
+    const limit = setTimeout(() => child.kill('SIGKILL'), until?.ms ?? 60000);
+    return new Promise((resolve) =>
+      child.on('exit', (code) => {
+        clearTimeout(limit);
+        resolve({ ...run, code });
+      }),
+    );
+  }
+
+  const handlers = () => `--handlers=${cli.compiled('spec/support/cli/appHandlers.ts')}`;
+
+  it("finds the jobs of an app whose .env names no version, reading the version from composer.lock", async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
+    const run = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(readFileSync(steps, 'utf8')).to.equal(`factory ${prefix} ${line} Acme Shop ${id}\nstep 1\n`);
+    expect(run.stdout).to.match(new RegExp(`Key prefix \\.+ "${prefix}" \\(derived from APP_NAME as the Laravel ${laravelMajor(line) >= 13 ? '13' : '8-12'} skeleton does\\)`));
+    expect(run.stdout).to.match(new RegExp(`Laravel \\.+ ${line.replace('.', '\\.')} \\(composer\\.lock\\)`));
+    expect(await client.exists(`${prefix}queues:default`, `${prefix}queues:default:reserved`)).to.equal(0);
+  });
+
+  it("warns within a second of starting when the jobs wait under the other line's prefix", async function () {
+    // The app's .env points larq at the other skeleton: no version at all (13) for a 12 app, 12 for a 13 app.
+    const otherMajor = laravelMajor(line) >= 13 ? 12 : 13;
+    writeApp(otherMajor === 12 ? { LARQ_LARAVEL: '12' } : {});
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
+    const run = await larq(['work', handlers(), '--sleep=0.2'], { stderr: /warning: 1 job\(s\) of queue \[default\] wait under the prefix "[^"]+"/, ms: 15000 });
+    expect(run.matchedAfterMs, run.stderr).to.be.a('number');
+    expect(run.stderr).to.include(`wait under the prefix "${prefix}"`);
+    expect(run.stderr).to.include(`but this process uses "${skeletonPrefix(otherMajor)}"`);
+    expect(run.stderr).to.include('set LARQ_LARAVEL to its version or REDIS_PREFIX to its prefix');
+    // A second after the process was spawned, Node's start-up included.
+    expect(run.matchedAfterMs!).to.be.below(Math.max(1000, Number(process.env.LARQ_SPEC_SLOW_MS ?? 0)));
+    expect(readFileSync(steps, 'utf8')).not.to.include('step');
+  });
+
+  it('a PHP 3-step chain whose middle step runs under larq work (no hooks written by the user) completes in order', async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('chain-node', { laravel: line, port, prefix });
+    const first = await runLaravelWorker({ laravel: line, port, prefix, queue: 'default' });
+    expect(first.map((r) => r.description)).to.have.length(1);
+    const run = await larq(['work', handlers(), '--queue=node', '--stop-when-empty', '--sleep=0']);
+    expect(run.code, run.stderr).to.equal(0);
+    const last = await runLaravelWorker({ laravel: line, port, prefix, queue: 'default' });
+    const phpSteps = [...first, ...last].map((r) => (r.description as { props: { name: string; value: { v: number } }[] }).props.find((p) => p.name === 'step')!.value.v);
+    expect(phpSteps).to.deep.equal([1, 3]);
+    expect(readFileSync(steps, 'utf8').split('\n').filter((l) => l.startsWith('step'))).to.deep.equal(['step 2']);
+    expect(first[0].time).to.be.below(last[0].time);
+  });
+
+  it('fails a job it has no handler for with the reason and uuid on stderr, or leaves it to PHP with --unknown-jobs=release', async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    const sent = await phpDispatch('object-basic', { laravel: line, port, prefix });
+    const released = await larq(['work', handlers(), '--unknown-jobs=release', '--tries=3', '--stop-when-empty', '--sleep=0', '--max-jobs=1']);
+    expect(released.code, released.stderr).to.equal(0);
+    // larq's pop counted an attempt, as a PHP worker's release would: a PHP worker with --tries=1 would
+    // now fail it unrun (the README's reason to give Node jobs a queue of their own)
+    const ran = await runLaravelWorker({ laravel: line, port, prefix, queue: 'default', tries: 3 });
+    expect(ran.map((r) => r.class)).to.deep.equal(['App\\Jobs\\SendWelcomeEmail']);
+    expect(ran[0].attempts).to.equal(2);
+
+    await phpDispatch('object-basic', { laravel: line, port, prefix });
+    const failed = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+    expect(failed.code, failed.stderr).to.equal(0);
+    expect(failed.stderr).to.match(/larq work: App\\Jobs\\SendWelcomeEmail \[[0-9a-f-]{36}\] \(attempt 1\) failed for good \(UnknownJobError\): .*App\\Jobs\\SendWelcomeEmail/);
+    expect(sent.ids).to.have.length(1);
+    expect(existsSync(steps)).to.equal(true);
+  });
+
+  it('warns when a string job returned without delete() or release(), which leaves it reserved', async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('string-method', { laravel: line, port, prefix });
+    const run = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr).to.match(/larq work: App\\Handlers\\RawHandler \[[0-9a-f-]{36}\] \(attempt 1\) returned without delete\(\) or release\(\): it stays reserved and runs again after retry_after/);
+    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+  });
+});
