@@ -5,7 +5,7 @@
 // members of a sorted set commutes), and each caller's promise settles with that command's reply.
 import type { Cluster, Pipeline, Redis } from 'ioredis';
 import { EncodedCommand } from './EncodedCommand';
-import type { OneWrite, Replies } from './OneWrite';
+import type { CommandBatch, Replies } from './CommandBatch';
 
 // One promise per batch, shared by every caller in it: they all learn the same reply, and a promise, an
 // executor and two resolving functions per job were a tenth of the worker's garbage per no-op job.
@@ -48,7 +48,7 @@ export class ZremBatcher {
    * flush. Returns how many commands went in (0 or 1) and a function to call with the write's replies (or
    * with the error that failed the whole write), which settles each caller's promise.
    */
-  moveInto(write: OneWrite, key: string): { commands: number; settle(replies: Replies | Error): void } {
+  moveInto(write: CommandBatch, key: string): { commands: number; settle(replies: Replies | Error): void } {
     const batch = this.pending.get(key);
     if (batch === undefined) return NOTHING_MOVED;
     this.pending.delete(key);
