@@ -15,7 +15,7 @@ import { BulkTransaction } from './redis/BulkTransaction';
 import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
+import { isClient, reconnectDelay, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
 
@@ -67,7 +67,7 @@ export class RedisQueue implements ReservedJobStore {
     this.keys = new KeySpace(this.options.prefix, this.options.laravel, this.options.cluster);
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
-    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
+    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, { retryStrategy: reconnectDelay }) : new Redis({ retryStrategy: reconnectDelay, ...c });
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);

@@ -4,7 +4,7 @@
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
-import { LarqError } from '../../errors';
+import { LarqError, RedisUnavailableError } from '../../errors';
 import { formatDateTime } from '../../failed/timestamp';
 import { Handlers } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
@@ -171,7 +171,10 @@ function reportErrors(worker: Worker<RedisJob>, io: Io): void {
     named.add(e.exception);
     io.err(`larq work: ${e.job.resolveName()} (attempt ${e.job.attempts()}): ${e.exception.message.split('\n')[0]}`);
   });
-  worker.on('error', (e) => named.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+  // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
+  // and once that it is back, so the passes' own errors are not repeated here.
+  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError';
+  worker.on('error', (e) => named.has(e) || duringOutage(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
 }
 
 /** Load the handlers module at `path` (relative to the current directory) and return its Handlers. */
