@@ -3,11 +3,10 @@
 // are added, not when the command is sent.
 //
 // ioredis writes a command's arguments when it sends it: Buffer.byteLength of each one, then one string of
-// all of them, then that string's UTF-8 bytes. A profile of bulk() on 1,000-job calls put 22% of the time
-// there, most of it flattening each payload (a string built by concatenation) and then the string of all
-// of them. Here each argument is written once, straight into a buffer, so a payload is garbage as soon as
-// it is added instead of living, with its thousand siblings, until the whole call is sent (a scavenge that
-// finds them alive has to copy them: garbage collection went from 20% to 13% of bulk()'s time).
+// all of them, then that string's UTF-8 bytes, flattening each payload (a string built by concatenation)
+// and then the string of all of them. Here each argument is written once, straight into a buffer, so a
+// payload is garbage as soon as it is added instead of living, with its thousand siblings, until the
+// whole call is sent (a scavenge that finds them alive has to copy them).
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 
 // A UTF-16 code unit takes at most 3 bytes in UTF-8 (a surrogate pair: 4 bytes for 2 units).
