@@ -2,7 +2,7 @@
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
-import { InvalidOptionError, InvalidPayloadError, LarqError, RedisUnavailableError, UnconfirmedWriteError } from './errors';
+import { InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
@@ -14,13 +14,11 @@ import { EncodedCommand } from './redis/EncodedCommand';
 import { BulkTransaction } from './redis/BulkTransaction';
 import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
+import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
 import { isClient, reconnectDelay, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
-
-// How long a pop waits for a lost connection to come back before saying Redis is unavailable.
-const CONNECTION_WAIT_MS = 1000;
 
 // Payloads per RPUSH in bulkRaw: keeps each command's argument list (and Redis' reply buffer) bounded.
 const BULK_CHUNK = 1000;
@@ -182,6 +180,7 @@ export class RedisQueue implements ReservedJobStore {
   async pop(queue?: string | null, index = 0): Promise<RedisJob | null> {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
+    await whenConnected(this.client, `the pop from ${keys.queue}`);
     await this.migrate(keys);
     const next = await this.retrieveNextJob(name, keys, this.mayBlock(index));
     this.noteFound(index, next !== null);
@@ -203,7 +202,7 @@ export class RedisQueue implements ReservedJobStore {
     if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
-    await this.connected(`the pop from ${keys.queue}`);
+    await whenConnected(this.client, `the pop from ${keys.queue}`);
     // This queue's acknowledgements not sent yet go first, in the same write: Redis removes those
     // reservations before this pop adds new ones, so a worker that refills a slot as soon as its handler
     // returns still never has more than its concurrency reserved.
@@ -370,28 +369,6 @@ export class RedisQueue implements ReservedJobStore {
     const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
     if (reply.kind === 'invalid') throw this.quarantined(name, keys, reply);
     return reply.kind === 'reserved' ? reply : null;
-  }
-
-  // A pop is sent only on a connection that is up: a pop held in ioredis' offline queue through an outage
-  // would leave its caller waiting for as long as the outage lasts, deaf to a stop. Waits up to
-  // CONNECTION_WAIT_MS for the connection to come back (resuming at once when it does), then throws
-  // RedisUnavailableError; the worker reports it and asks again. Other writes (acknowledgements,
-  // releases) wait in the offline queue and go out, once, when the connection is back.
-  private async connected(what: string): Promise<void> {
-    const client = this.client;
-    if (client.isCluster || client.status === 'ready' || client.status === 'wait') return;
-    if (client.status === 'end') return; // ioredis gave up: sending fails at once with its own error
-    await new Promise<void>((resolve, reject) => {
-      const ready = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        client.off('ready', ready);
-        reject(new RedisUnavailableError(CONNECTION_WAIT_MS / 1000, what));
-      }, CONNECTION_WAIT_MS);
-      client.once('ready', ready);
-    });
   }
 
   // 11.27+: only the first queue of a pass may block, and not right after a lower-priority queue had a job.

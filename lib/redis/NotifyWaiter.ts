@@ -21,6 +21,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { QueueKeys } from './keys';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { CommandBatch } from './CommandBatch';
+import { whenConnected } from './whenConnected';
 import { defineScripts, popReplies, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
@@ -108,6 +109,13 @@ export class NotifyWaiter {
   // One BLPOP and the pop behind it, in one write on the blocking connection.
   private async blockOnce(keys: QueueKeys, timeout: number): Promise<Wake> {
     const connection = this.blockingConnection();
+    try {
+      await whenConnected(connection, `the wait on ${keys.notify}`);
+    } catch (error) {
+      if (this.closed) return cutWait();
+      throw error;
+    }
+    if (this.closed) return cutWait();
     const sentExpiry = this.options.expiry();
     const write = new CommandBatch(connection);
     // Both at most once: after a reconnect neither is sent again (the BLPOP would hold the connection for
@@ -133,7 +141,8 @@ export class NotifyWaiter {
       return new Wake(waitError === null && token !== null, popped);
     }
     if (this.closed) return cutWait();
-    if (waitError !== null) throw waitError;
+    // Both lost with the connection: the pop's error is the one that matters (it may have reserved a job).
+    if (waitError !== null) throw popError ?? waitError;
     return new Wake(token !== null, popped);
   }
 

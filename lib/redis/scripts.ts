@@ -166,7 +166,7 @@ export const scripts = {
    * goes to `client`); read its reply with {@link popReplies}. Payloads come back as Buffers, as with pop.
    */
   popOneInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number): Promise<unknown> {
-    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], `the pop from ${k.queue}`, true);
+    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds), at most once. */
@@ -206,7 +206,7 @@ export const scripts = {
    */
   popInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number, count: number): Promise<unknown> {
     // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
-    return runOnce(target, client, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], `the pop from ${k.queue}`, true);
+    return runOnce(target, client, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

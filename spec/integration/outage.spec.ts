@@ -46,7 +46,7 @@ describe('larq work through a Redis outage', function () {
     writeFileSync(out, '');
     writeFileSync(
       env,
-      [`APP_KEY=${APP_KEY}`, 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${server.port}`, `REDIS_PREFIX=${prefix}`, `DB_DATABASE=${sqlite}`, 'DB_CONNECTION=sqlite', 'QUEUE_FAILED_DRIVER=database-uuids', 'CACHE_STORE=redis', ''].join('\n'),
+      [`APP_KEY=${APP_KEY}`, 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${server.port}`, `REDIS_PREFIX=${prefix}`, `DB_DATABASE=${sqlite}`, 'DB_CONNECTION=sqlite', 'QUEUE_FAILED_DRIVER=database-uuids', 'CACHE_STORE=redis', 'REDIS_QUEUE_BLOCK_FOR=2', ''].join('\n'),
     );
     await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
     const vars: Record<string, string | undefined> = { ...process.env, LARQ_SPEC_OUT: out };
@@ -93,7 +93,11 @@ describe('larq work through a Redis outage', function () {
     const again = stderr.split('\n').filter((l) => l.includes('connected again'));
     expect(lost.length, stderr).to.be.within(1, 3);
     expect(again.length, stderr).to.equal(lost.length);
-    expect(stderr.split('\n').filter(Boolean).length, stderr).to.equal(lost.length + again.length);
+    // Besides those, only a pop (or the wait before it) in flight when Redis went away is reported: it may
+    // have reserved a job, which then comes back after retry_after.
+    const other = stderr.split('\n').filter((l) => l !== '' && !lost.includes(l) && !again.includes(l));
+    expect(other.filter((l) => !/Redis did not answer the (pop|wait)/.test(l)), stderr).to.deep.equal([]);
+    expect(other.length, stderr).to.be.at.most(2);
 
     // SIGTERM while Redis is down: honoured within a few seconds.
     await server.stop();
