@@ -62,4 +62,6 @@ export {
   UnknownJobError,
   PhpOnlyJobError,
   CacheValueError,
+  UnconfirmedWriteError,
+  RedisUnavailableError,
 } from './errors';
