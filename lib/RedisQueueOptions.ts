@@ -81,6 +81,15 @@ export function ioredisKeyPrefix(c: string | object): string | null | undefined 
   return o.keyPrefix ?? o.redisOptions?.keyPrefix;
 }
 
+/**
+ * What is wrong with a `retry_after` value, or null when nothing is. Laravel's meaning: whole seconds a
+ * reservation lasts; 0 lets the next pop take the job back at once; null never takes it back. The Worker
+ * checks its `retryAfter` option with this too, so the two never disagree.
+ */
+export function retryAfterProblem(value: unknown): string | null {
+  return value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ? null : 'must be a whole number of seconds >= 0, or null';
+}
+
 // Every option is checked here and only here; the message names the offending option.
 /** Merge `given` over the defaults and validate every option. */
 export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOptions {
@@ -101,7 +110,8 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
   }
   if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
   if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
-  if (o.retryAfter !== null && !(Number.isInteger(o.retryAfter) && o.retryAfter >= 0)) fail('retryAfter', 'must be a whole number of seconds >= 0, or null');
+  const retryAfter = retryAfterProblem(o.retryAfter);
+  if (retryAfter !== null) fail('retryAfter', retryAfter);
   if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0)) fail('blockFor', 'must be a number of seconds >= 0, or null');
   if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
   if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');

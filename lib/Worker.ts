@@ -2,35 +2,46 @@
 // Redis and Laravel's tools see what a `php artisan queue:work` would have left behind.
 //
 // Concurrency: up to `concurrency` jobs run at once, each in a slot. A pass pops for at most half the
-// free slots (never past `maxJobs`), runs the stop checks once a slot is free, and sleeps `sleep` when it
-// found nothing. From concurrency 4, two such loops share the slots (see poll()). With concurrency 1 this
-// is Laravel's loop exactly: pop, run, rest, stop checks, next.
+// free slots (never past `maxJobs`, never more than the memory left holds, see PopBudget) and starts
+// what came back; the loop then waits for a free slot and runs the stop checks. While every slot is
+// busy the stop checks still run, every STOP_CHECK_SECONDS, so a stuck handler cannot hold off
+// maxTime, --memory, queue:restart or a signal. From concurrency 4, two such loops share the slots (see
+// poll()). With concurrency 1 this is Laravel's loop: pop, run, rest, stop checks, next.
+//
+// Each job runs as an Attempt (worker/Attempt.ts): reserved -> running -> processed, released, failed or
+// timed out, each reached once; once it is over, whatever the handler does late is refused and reported.
 //
 // Timeouts (§10.8), the Node way: a job's limit is its payload `timeout`, else `options.timeout` (0 =
 // none). When it expires larq does what Laravel's SIGALRM handler does (fail the job if this was its last
 // try or exception, or if it has failOnTimeout; fire JobTimedOut) and aborts the handler's AbortSignal.
 // The job is otherwise neither released nor deleted: it stays reserved until `retry_after`, then comes
 // back with one more attempt, which is exactly what Redis shows after Laravel kills its worker. Node
-// cannot pre-empt a promise, so instead of dying larq keeps working (or, with onTimeout 'stop', ends
-// with status 1, reason `timed_out`, as Laravel's exit does) but keeps the slot occupied until the
-// handler's promise really settles, so this process never runs more than `concurrency` handlers and never
-// the same job twice at once. The attempt is over at the timeout: the handler's later delete/release
-// calls are no-ops and it gets no JobProcessed/JobExceptionOccurred/JobAttempted, as Laravel's killed
-// worker would never have sent them. Laravel's other alarm quirk, killing an idle worker whose `sleep`
-// reaches `timeout`, is not reproduced, and `runNextJob` (`--once`) has no timeout, as in Laravel.
+// cannot pre-empt a promise, so the slot stays occupied until the handler really settles: this process
+// never runs more than `concurrency` handlers, nor the same job twice at once (a job that comes back
+// while its earlier attempt still runs here is not started: JobAlreadyRunning). A handler still running
+// `timeoutGraceSeconds` after its timeout is hung: by default (onHungHandler 'stop') the worker then does
+// what Laravel's killed worker amounts to: it takes no more jobs, lets the other slots finish and ends
+// with status 1, reason `timed_out`, for its supervisor to restart it. With onTimeout 'stop' it ends so
+// at the timeout itself, as Laravel does. Laravel's other alarm quirk, killing an idle worker whose
+// `sleep` reaches `timeout`, is not reproduced, and `runNextJob` (`--once`) has no timeout, as in Laravel.
+//
+// All deadlines (timeouts, hung-handler graces, heartbeats, stop checks while busy) share one timer
+// (worker/Deadlines.ts), armed for the earliest; no timer or AbortController is made per job.
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
-import { InvalidOptionError, LarqError, TimeoutExceededError } from './errors';
+import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
 import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
-import type { FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
+import type { AttemptAction, FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
+import { Attempt, attemptOf } from './worker/Attempt';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/attempts';
 import { CacheSignals } from './worker/CacheSignals';
+import { Deadlines } from './worker/Deadlines';
 import { failJob } from './worker/fail';
 import { Heartbeat } from './worker/heartbeat';
-import { InFlight } from './worker/InFlight';
 import { causedByLostConnection } from './worker/lostConnection';
 import { listenForSignals } from './worker/signals';
 import { heapMemoryUsage, timerSleep } from './worker/defaults';
+import { PopBudget } from './worker/PopBudget';
 import { Slots } from './worker/Slots';
 import { resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
 
@@ -38,6 +49,9 @@ import { resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
 export const EXIT_SUCCESS = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_MEMORY_LIMIT = 12;
+
+/** Seconds between stop checks while every slot is busy. */
+export const STOP_CHECK_SECONDS = 1;
 
 /** What a Worker may be given besides its queue and runner; everything is optional. */
 export interface WorkerDeps {
@@ -66,20 +80,34 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly sleepImpl: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly attemptContext: AttemptContext<J>;
   private readonly slots: Slots<J>;
+  private readonly deadlines: Deadlines;
+  private readonly popBudget: PopBudget;
+  // The attempts whose handlers have not settled, by job identity (uuid, else the raw payload): a job
+  // popped again while its key is here is not started (from concurrency 2; one slot cannot hold two).
+  private readonly handlersRunning = new Map<string, Attempt<J>>();
   private running = false;
   private paused = false;
   private shouldQuit = false;
   private quitReason: WorkerStopReason = 'interrupted';
   private lostConnection = false;
   private timedOutStop = false;
+  // When the stop checks are next due while every slot is busy (clock ms); Infinity: not waiting.
+  private stopCheckAtMs = Infinity;
   private wake = new AbortController();
   private readonly cacheSignals: CacheSignals;
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
   private passes = 0;
-  // The polling loop that started a batch in this turn of the event loop, if any (see takeTurnToStart).
+  // The polling loop that started a batch in this turn of the event loop, if any (see startAfterOtherLoop).
   private startingBatch: number | null = null;
   private stopResult: WorkerStopResult | null = null;
+  // The heartbeat (null when off), whether it beats (while the daemon runs), when it next beats (clock
+  // ms; Infinity while a beat is on its way), and the beat on its way.
+  private heartbeat: Heartbeat<J> | null = null;
+  private nextBeatAtMs = Infinity;
+  private beating: Promise<void> | null = null;
+  private heartbeatOn = false;
+  private readonly refused = (attempt: Attempt<J>, action: AttemptAction): void => this.refuse(attempt, action);
 
   constructor(
     private readonly queue: WorkerQueue<J>,
@@ -93,8 +121,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     // A sleep that rejects must not leave a rejected promise behind in the slots or the loop.
     this.sleepImpl = (ms, signal) => sleep(ms, signal).catch((e: unknown) => this.report(e));
     this.slots = new Slots(this.options.concurrency);
+    this.deadlines = new Deadlines(this.clock, this.sleepImpl, (now) => this.handleDeadlines(now));
+    this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e));
-    this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failJob(job, e) };
+    // The worker's own fail decisions (before the run, after an exception, at the timeout) belong to the
+    // attempt's end and are never fenced; failJob() is what handlers call.
+    this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failUnfenced(job, e) };
   }
 
   /** Listen to a worker event (see WorkerEvents). */
@@ -120,7 +152,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const list = queueList(queues);
     this.begin();
     const removeSignals = this.options.handleSignals ? listenForSignals(this) : () => undefined;
-    const heartbeat = this.startHeartbeat();
+    this.deadlines.start();
+    this.startHeartbeat();
     try {
       await this.cacheSignals.start();
       const startedAt = this.clock.nowMs();
@@ -130,7 +163,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       return await this.stopWorker(this.stopResult ?? { status: EXIT_SUCCESS, reason: 'interrupted' });
     } finally {
       removeSignals();
-      await heartbeat?.stop();
+      this.heartbeatOn = false;
+      this.nextBeatAtMs = Infinity;
+      await this.beating;
+      await this.deadlines.stop();
       this.running = false;
     }
   }
@@ -142,34 +178,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // condition records it and wakes the other, which then ends too.
   private async poll(list: readonly string[], startedAt: number, loop: number): Promise<void> {
     for (;;) {
-      // null: every free slot was held by the other loop's pop, so this pass learned nothing about emptiness
-      let found: boolean | null = false;
+      // null: no pass ran, or it could take nothing, so nothing was learned about emptiness
+      let found: boolean | null = null;
       try {
-        if (await this.daemonShouldRun(list)) {
-          const limit = this.popLimit();
-          if (limit <= 0) found = null;
-          else {
-            this.slots.hold(limit);
-            let jobs: J[];
-            try {
-              jobs = await this.getNextJob(list, limit);
-              // still holding the slots: the other loop must not pop for them while this batch waits its turn
-              if (jobs.length > 0) await this.takeTurnToStart(loop);
-            } finally {
-              this.slots.unhold(limit);
-            }
-            found = jobs.length > 0;
-            for (const job of jobs) this.startJob(job);
-            if (!found) {
-              this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
-              await this.sleep(this.options.sleep);
-            }
-          }
-          await this.slots.waitForFree(this.wake.signal);
-        } else {
-          // pauseWorker: paused, down for maintenance; the stop checks below still run.
-          await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
-        }
+        const passed = this.slots.free > 0;
+        if (passed) found = await this.pass(list, loop);
+        await this.waitForSlot(passed && found === null);
       } catch (e) {
         // Laravel would die here; larq reports and carries on after a breath.
         this.report(e);
@@ -186,14 +200,52 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     }
   }
 
+  // One pass of Laravel's loop: unless paused or down (Laravel's pauseWorker: sleep), pop for the free
+  // slots and start what came back; sleep `sleep` when nothing did. Whether it found jobs, or null when
+  // it could take none (the other loop holds the slots, maxJobs, or the memory left).
+  private async pass(list: readonly string[], loop: number): Promise<boolean | null> {
+    if (!(await this.daemonShouldRun(list))) {
+      await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
+      return false;
+    }
+    const limit = this.popLimit();
+    if (limit <= 0) return null;
+    this.slots.hold(limit);
+    let jobs: J[];
+    try {
+      jobs = await this.getNextJob(list, limit);
+      // still holding the slots: the other loop must not pop for them while this batch waits its turn
+      if (jobs.length > 0) await this.startAfterOtherLoop(loop);
+    } finally {
+      this.slots.unhold(limit);
+    }
+    if (jobs.length > 0) this.popBudget.record(jobs.map(payloadSize));
+    for (const job of jobs) if (!this.alreadyRunning(job)) this.startJob(job);
+    if (jobs.length === 0) {
+      this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
+      await this.sleep(this.options.sleep);
+    }
+    return jobs.length > 0;
+  }
+
+  // Wait for a free slot, for at most STOP_CHECK_SECONDS: the stop checks run on their own schedule
+  // while every slot is busy, so a stuck handler never holds them off. `forAnyChange`: the pass could take
+  // nothing although slots were free; wait for the next change (a slot freed, a pop back) instead.
+  private async waitForSlot(forAnyChange: boolean): Promise<void> {
+    if (this.wake.signal.aborted) return;
+    if (this.slots.free > 0 && !forAnyChange) return;
+    const checkAt = this.clock.nowMs() + STOP_CHECK_SECONDS * 1000;
+    if (checkAt < this.stopCheckAtMs) this.stopCheckAtMs = checkAt;
+    this.deadlines.wakeBy(this.stopCheckAtMs);
+    await this.slots.waitForFree(this.wake.signal, forAnyChange);
+  }
+
   // The two polling loops must take turns, or they fall into step: when both pops come back in one read,
   // both batches start in the same turn of the event loop, both free their slots in it (jobs that do not
-  // wait for I/O finish there), both pops go out together, and Node waits while Redis works through both,
-  // then Redis waits while Node runs both. A trace at concurrency 50 showed exactly that: every pop sent
-  // within microseconds of the other loop's. So a batch that arrives while the other loop's batch is
-  // starting in this turn starts in the next one: the first loop's next pop is then on its way while the
-  // second batch runs, and the loops stay half a cycle apart.
-  private async takeTurnToStart(loop: number): Promise<void> {
+  // wait for I/O finish there), both pops go out together, and Node and Redis wait on each other in turn.
+  // So a batch that arrives while the other loop's batch is starting in this turn starts in the next
+  // one: the first loop's next pop is then on its way while the second batch runs.
+  private async startAfterOtherLoop(loop: number): Promise<void> {
     if (this.startingBatch !== null && this.startingBatch !== loop) await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.startingBatch === null) setImmediate(() => (this.startingBatch = null));
     this.startingBatch = loop;
@@ -213,8 +265,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(this.options.sleep);
         return null;
       }
-      const flight = new InFlight(job, false); // --once has no timeout, as in Laravel
-      await this.process(flight).catch((e: unknown) => this.reportJobException(flight, e));
+      const attempt = new Attempt(job, this.refused, false); // --once has no timeout, as in Laravel
+      await this.process(attempt).catch((e: unknown) => this.reportJobException(attempt, e));
       return job;
     } finally {
       this.running = false;
@@ -241,8 +293,16 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   /**
    * Laravel's Job::fail (§9.2): mark failed; unless already deleted, delete the reservation, call the
    * runner's failed hook (its errors are reported, not fatal), fire JobFailed, then record the failure.
+   * For a job a handler was given whose attempt is over (it timed out), nothing happens: the refusal is
+   * reported (JobActionRefused).
    */
   async failJob(job: J, error?: Error): Promise<void> {
+    const attempt = attemptOf(job);
+    if (attempt !== undefined && !attempt.allows('fail')) return;
+    await this.failUnfenced(attempt?.job ?? job, error);
+  }
+
+  private async failUnfenced(job: J, error?: Error): Promise<void> {
     await failJob(job, error, this.runner, this.deps.failer, {
       jobFailed: (failed, exception) => this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
       report: (e) => this.report(e),
@@ -256,6 +316,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.wake = new AbortController();
     this.jobsProcessed = 0;
     this.lastJobProcessedAt = null;
+    this.stopCheckAtMs = Infinity;
   }
 
   private async daemonShouldRun(list: readonly string[]): Promise<boolean> {
@@ -288,26 +349,51 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     }
   }
 
+  // A job whose earlier attempt still runs here (it outlived retry_after, was taken back to the queue and
+  // popped again) is not started: one process never runs one job twice at once. Its new reservation is
+  // left as it is, as a second Laravel worker that died right after its pop would leave it: it comes back
+  // after retry_after with this attempt counted, and by then the first one has most likely finished.
+  private alreadyRunning(job: J): boolean {
+    if (this.options.concurrency === 1) return false; // the one slot is free: nothing else runs
+    const running = this.handlersRunning.get(jobKey(job));
+    if (running === undefined) return false;
+    this.events.emit('JobAlreadyRunning', this.jobEvent(job));
+    this.report(new JobAlreadyRunningError(job));
+    return true;
+  }
+
   private startJob(job: J): void {
     this.jobsProcessed++;
     const limit = this.timeoutFor(job);
     // From concurrency 2, a slot is free once the handler has settled, even if the job's final delete is
-    // still waiting for Redis' reply (the runner hands that over through settleLater): the next pop goes
-    // out on the same connection after that ZREM, so Redis never holds more than `concurrency` reserved
-    // jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply is in.
-    // One job at a time keeps Laravel's loop: the next pop waits for the delete.
-    const deferTail = this.options.concurrency > 1;
-    const flight = new InFlight(job, limit > 0, deferTail);
-    let settled: (() => void) | undefined;
-    const freed = deferTail ? new Promise<void>((resolve) => (settled = resolve)) : undefined;
-    const handled = this.process(flight, settled).catch((e: unknown) => this.reportJobException(flight, e));
-    if (settled) void handled.then(settled);
-    const done = (freed ?? handled).then(() => {
+    // still waiting for Redis' reply (the runner hands it over through deferFinalDelete): the next pop
+    // goes out on the same connection after that ZREM, so Redis never holds more than `concurrency`
+    // reserved jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply
+    // is in. One job at a time keeps Laravel's loop: the next pop waits for the delete.
+    const concurrent = this.options.concurrency > 1;
+    const attempt = new Attempt(job, this.refused, limit > 0, concurrent);
+    const key = concurrent ? jobKey(job) : undefined;
+    if (key !== undefined) this.handlersRunning.set(key, attempt);
+    this.slots.add(attempt);
+    if (limit > 0) {
+      attempt.timeoutSeconds = limit;
+      attempt.deadlineMs = this.clock.nowMs() + limit * 1000;
+      this.deadlines.wakeBy(attempt.deadlineMs);
+    }
+    let slotFreed = false;
+    const freeSlot = (): void => {
+      if (slotFreed) return;
+      slotFreed = true;
+      if (key !== undefined && this.handlersRunning.get(key) === attempt) this.handlersRunning.delete(key);
       this.lastJobProcessedAt = unixSeconds(this.clock);
-      return this.options.rest > 0 ? this.sleep(this.options.rest) : undefined;
+      if (this.options.rest > 0) void this.sleep(this.options.rest).then(() => this.slots.vacate(attempt));
+      else this.slots.vacate(attempt);
+    };
+    const handled = this.process(attempt, concurrent ? freeSlot : undefined).catch((e: unknown) => this.reportJobException(attempt, e));
+    void handled.then(() => {
+      freeSlot();
+      this.finishIfDone(attempt);
     });
-    const over = flight.overWithin(handled, limit, this.sleepImpl, () => this.timeoutJob(flight, limit));
-    this.slots.add({ flight, done, over });
   }
 
   // Laravel arms its alarm per job: the payload timeout, else the option; 0 (or less) disables it.
@@ -321,29 +407,36 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   }
 
   // Laravel's process (§10.9): JobProcessing, the already-exceeded check, the run, JobProcessed;
-  // exceptions go through handleJobException (which rethrows); JobAttempted always comes last.
-  // `handlerSettled`, when given, is called as soon as the runner has returned: the slot may take the next
-  // job while the attempt waits for the tail the runner handed over.
-  private async process(flight: InFlight<J>, handlerSettled?: () => void): Promise<void> {
-    const { job } = flight;
+  // exceptions go through handleJobException (which rethrows); JobAttempted always comes last. A handler
+  // that settles after its timeout changes nothing: the attempt ended at the timeout.
+  // `handlerDone`, when given, is called once the runner has returned and only its final delete is left:
+  // the slot may take the next job while the attempt waits for Redis' reply.
+  private async process(attempt: Attempt<J>, handlerDone?: () => void): Promise<void> {
+    const { job } = attempt;
+    attempt.start();
     let exception: Error | null = null;
     try {
       if (this.listens('JobProcessing')) this.events.emit('JobProcessing', this.jobEvent(job));
       if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries)) await failAsAlreadyExceeded(this.attemptContext, job);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
-      if (!job.isDeleted()) await this.runner.run(flight.guarded, flight);
-      if (flight.tail !== undefined) {
-        handlerSettled?.();
-        await flight.tail;
+      if (!job.isDeleted()) await this.runner.run(attempt.guarded, attempt);
+      if (!attempt.handlerSettled()) return;
+      if (attempt.finalDelete !== undefined) {
+        handlerDone?.();
+        await attempt.finalDelete;
       }
-      if (!flight.finish()) return;
+      attempt.conclude();
       if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
     } catch (e) {
       exception = toError(e);
-      if (!flight.finish()) throw exception;
-      await this.handleJobException(job, exception);
+      if (!attempt.handlerSettled()) throw exception;
+      try {
+        await this.handleJobException(job, exception);
+      } finally {
+        attempt.conclude();
+      }
     } finally {
-      if (flight.state !== 'timedOut' && this.listens('JobAttempted')) this.events.emit('JobAttempted', { ...this.jobEvent(job), exception });
+      if (attempt.state !== 'timedOut' && this.listens('JobAttempted')) this.events.emit('JobAttempted', { ...this.jobEvent(job), exception });
     }
   }
 
@@ -366,25 +459,79 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     throw error;
   }
 
+  // The one timer fired: time out the attempts whose deadline passed, call hung the timed-out handlers
+  // whose grace passed, and end the waits for a slot when the stop checks are due. Returns when it must
+  // fire next.
+  private handleDeadlines(now: number): number {
+    let next = Infinity;
+    for (const attempt of this.slots.attempts()) {
+      if (attempt.deadlineMs > 0 && attempt.state === 'running' && !attempt.handlerHasSettled) {
+        if (attempt.deadlineMs <= now) this.timeoutJob(attempt).catch((e: unknown) => this.report(e));
+        else next = Math.min(next, attempt.deadlineMs);
+      } else if (attempt.state === 'timedOut' && !attempt.handlerHasSettled && !attempt.reportedHung && attempt.hungAtMs > 0) {
+        if (attempt.hungAtMs <= now) this.handlerHung(attempt);
+        else next = Math.min(next, attempt.hungAtMs);
+      }
+    }
+    if (this.stopCheckAtMs <= now) {
+      this.stopCheckAtMs = Infinity;
+      this.slots.interruptWaits();
+    }
+    if (this.nextBeatAtMs <= now) this.beat();
+    return Math.min(next, this.stopCheckAtMs, this.nextBeatAtMs);
+  }
+
   // What Laravel's SIGALRM handler does before it kills the worker (§10.8); see the header for the rest.
-  private async timeoutJob(flight: InFlight<J>, limit: number): Promise<void> {
-    if (!flight.timeOut()) return;
-    const { job } = flight;
+  private async timeoutJob(attempt: Attempt<J>): Promise<void> {
+    if (!attempt.timeOut()) return;
+    const { job } = attempt;
     const error = new TimeoutExceededError(job);
-    flight.abort(error);
+    attempt.abort(error);
+    attempt.hungAtMs = this.clock.nowMs() + this.options.timeoutGraceSeconds * 1000;
+    this.deadlines.wakeBy(attempt.hungAtMs);
     try {
       await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
       await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
-      if (job.shouldFailOnTimeout()) await this.failJob(job, error);
+      if (job.shouldFailOnTimeout()) await this.failUnfenced(job, error);
     } catch (e) {
       this.report(e);
     }
-    this.events.emit('JobTimedOut', { ...this.jobEvent(job), timeout: limit });
+    this.events.emit('JobTimedOut', { ...this.jobEvent(job), timeout: attempt.timeoutSeconds });
     this.report(error);
+    attempt.timeoutHandled = true;
+    this.finishIfDone(attempt);
     if (this.options.onTimeout === 'stop') {
       this.timedOutStop = true;
       this.wake.abort();
     }
+  }
+
+  // The worker is done with an attempt once it settled its outcome; with a timed-out one, once the
+  // timeout is handled and the handler has settled or been given up as hung. A stop waits for this.
+  private finishIfDone(attempt: Attempt<J>): void {
+    if (attempt.state !== 'timedOut' ? attempt.handlerHasSettled : attempt.timeoutHandled && (attempt.handlerHasSettled || attempt.reportedHung)) {
+      this.slots.finish(attempt);
+    }
+  }
+
+  // A timed-out handler did not settle within the grace: Laravel's worker would have been killed by now.
+  private handlerHung(attempt: Attempt<J>): void {
+    attempt.reportedHung = true;
+    const { timeoutGraceSeconds: graceSeconds, onHungHandler: policy } = this.options;
+    this.events.emit('JobHandlerHung', { ...this.jobEvent(attempt.job), timeout: attempt.timeoutSeconds, graceSeconds, policy });
+    this.report(new HungHandlerError(attempt.job, graceSeconds, policy));
+    this.finishIfDone(attempt);
+    if (policy === 'stop') {
+      this.timedOutStop = true;
+      this.wake.abort();
+    }
+  }
+
+  // An attempt refused a side effect because it was over: say so, with the job's name.
+  private refuse(attempt: Attempt<J>, action: AttemptAction): void {
+    const error = new AttemptOverError(attempt.job, action, attempt.state);
+    this.events.emit('JobActionRefused', { ...this.jobEvent(attempt.job), action, state: attempt.state, error });
+    this.report(error);
   }
 
   // Laravel's stopIfNecessary (§10.14), in its order; a timeout stop comes first, as Laravel's is immediate.
@@ -413,12 +560,13 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return result;
   }
 
-  // Free slots, at most half of them, and never more than maxJobs still allows (maxJobs counts started
-  // jobs and the slots held for pops in flight). The other half stays for the next pass or the other
-  // loop, so Redis reserves one batch while another runs.
+  // Free slots, at most half of them, never more than maxJobs still allows (maxJobs counts started jobs
+  // and the slots held for pops in flight), and never more than the memory left holds. The other half
+  // stays for the next pass or the other loop, so Redis reserves one batch while another runs.
   private popLimit(): number {
     const free = Math.min(this.slots.free, Math.ceil(this.slots.size / 2));
-    return this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed - this.slots.held)) : free;
+    const byCount = this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed - this.slots.held)) : free;
+    return this.popBudget.limit(byCount, this.slots.unfinishedCount + this.slots.held);
   }
 
   private passOrder(list: readonly string[]): readonly string[] {
@@ -440,26 +588,38 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return this.deps.isDownForMaintenance ? await this.deps.isDownForMaintenance() : false;
   }
 
-  private startHeartbeat(): Heartbeat<J> | null {
+  // The heartbeat beats on the worker's one timer, `heartbeat` seconds after the previous beat ended.
+  private startHeartbeat(): void {
     const { heartbeat, retryAfter } = this.options;
     const queue = this.queue;
-    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return null;
-    return new Heartbeat<J>({
-      intervalSeconds: heartbeat,
+    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return;
+    this.heartbeat ??= new Heartbeat<J>({
       retryAfterSeconds: retryAfter,
-      jobs: () => this.slots.runningJobs(),
+      jobs: () => this.slots.attempts(),
       extend: (job, until) => queue.extendReservation!(job, until),
       now: () => unixSeconds(this.clock),
-      sleep: this.sleepImpl,
       report: (e) => this.report(e),
-    }).start();
+    });
+    this.heartbeatOn = true;
+    this.nextBeatAtMs = this.clock.nowMs() + heartbeat * 1000;
+    this.deadlines.wakeBy(this.nextBeatAtMs);
+  }
+
+  private beat(): void {
+    this.nextBeatAtMs = Infinity;
+    this.beating = this.heartbeat!.beat().then(() => {
+      this.beating = null;
+      if (!this.heartbeatOn || this.options.heartbeat === false) return;
+      this.nextBeatAtMs = this.clock.nowMs() + this.options.heartbeat * 1000;
+      this.deadlines.wakeBy(this.nextBeatAtMs);
+    });
   }
 
   // runJob's catch: report the exception and stop on a lost connection. After a timeout the handler's
   // reaction to the abort is expected noise; anything else it throws late is still reported.
-  private reportJobException(flight: InFlight<J>, thrown: unknown): void {
+  private reportJobException(attempt: Attempt<J>, thrown: unknown): void {
     const error = toError(thrown);
-    if (flight.state === 'timedOut' && (error === flight.abortReason || error.name === 'AbortError')) return;
+    if (attempt.state === 'timedOut' && (error === attempt.abortReason || error.name === 'AbortError')) return;
     this.reportAndCheckConnection(error);
   }
 
@@ -485,8 +645,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return { connectionName: this.queue.connectionName, queue: list.join(',') };
   }
 
-  // The per-job events are built only when someone listens: at thousands of jobs a second, event objects
-  // nobody reads are garbage the collector has to sweep.
+  // The per-job events are built only when someone listens: event objects nobody reads are garbage the
+  // collector has to sweep, several per job.
   private listens(name: keyof WorkerEvents<J> & string): boolean {
     return this.events.listenerCount(name) > 0;
   }
@@ -507,3 +667,18 @@ function nonNull<T>(value: T | null): T[] {
   return value === null ? [] : [value];
 }
 
+// What makes two reservations the same job: its uuid, else (a raw job pushed by another producer) its
+// payload as popped.
+function jobKey(job: WorkerJob): string {
+  let uuid: string | null = null;
+  try {
+    uuid = job.uuid();
+  } catch {
+    // an unreadable payload has no uuid to read: its raw body identifies it
+  }
+  return uuid ?? job.getRawBody();
+}
+
+function payloadSize(job: WorkerJob): number {
+  return job.payloadLength ? job.payloadLength() : job.getRawBody().length;
+}

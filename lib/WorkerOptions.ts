@@ -2,9 +2,13 @@
 // megabytes) and defaults, plus the few Node extras a concurrent worker needs. Merged and validated here
 // and nowhere else.
 import { InvalidOptionError } from './errors';
+import { retryAfterProblem } from './RedisQueueOptions';
 
 /** What a worker does once a job timed out (§10.8). */
 export type OnTimeout = 'continue' | 'stop';
+
+/** What a worker does when a timed-out handler has not settled within `timeoutGraceSeconds`. */
+export type OnHungHandler = 'stop' | 'continue';
 
 /** Options of a Worker; every field has Laravel's `queue:work` default. */
 export interface WorkerOptions {
@@ -36,7 +40,7 @@ export interface WorkerOptions {
   rotateQueues: boolean;
   /** Seconds between reservation extensions of in-flight jobs, or false for none (Laravel has none). */
   heartbeat: number | false;
-  /** The queue connection's `retry_after` in seconds: how far each heartbeat pushes a reservation. */
+  /** The queue connection's `retry_after` in whole seconds (0: reservations expire at once, as in Laravel): how far each heartbeat pushes a reservation. */
   retryAfter: number | null;
   /** Seconds a graceful stop waits for jobs in flight; 0 = as long as they take (each is still bounded by its timeout). */
   shutdownGraceSeconds: number;
@@ -44,6 +48,18 @@ export interface WorkerOptions {
   handleSignals: boolean;
   /** 'continue': keep working after a timeout (larq). 'stop': end the daemon with status 1, reason `timed_out` (Laravel). */
   onTimeout: OnTimeout;
+  /**
+   * Seconds a timed-out handler has to settle after its AbortSignal fired. Node cannot kill a promise the
+   * way Laravel's SIGALRM kills its worker; a handler still running after this grace is hung, and
+   * `onHungHandler` says what happens then.
+   */
+  timeoutGraceSeconds: number;
+  /**
+   * 'stop' (default): what Laravel's killed worker amounts to: take no more jobs, let the other slots
+   * finish, and end the daemon with status 1, reason `timed_out`, so the supervisor starts a fresh
+   * process. 'continue': keep working; the hung handler keeps its slot until it settles, if ever.
+   */
+  onHungHandler: OnHungHandler;
 }
 
 /** Laravel's `queue:work` defaults, and larq's for the Node extras. */
@@ -66,6 +82,8 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
   shutdownGraceSeconds: 0,
   handleSignals: false,
   onTimeout: 'continue',
+  timeoutGraceSeconds: 5,
+  onHungHandler: 'stop',
 });
 
 type Check = (value: unknown) => string | null;
@@ -91,10 +109,13 @@ const CHECKS: { [K in keyof WorkerOptions]: Check } = {
   concurrency: (v) => integer(v) ?? ((v as number) >= 1 ? null : 'must be >= 1'),
   rotateQueues: bool,
   heartbeat: (v) => (v === false ? null : typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'must be false or a number of seconds > 0'),
-  retryAfter: (v) => (v === null ? null : typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'must be null or a number of seconds > 0'),
+  // The connection's option, checked as RedisQueue checks it.
+  retryAfter: retryAfterProblem,
   shutdownGraceSeconds: nonNegative,
   handleSignals: bool,
   onTimeout: (v) => (v === 'continue' || v === 'stop' ? null : "must be 'continue' or 'stop'"),
+  timeoutGraceSeconds: nonNegative,
+  onHungHandler: (v) => (v === 'stop' || v === 'continue' ? null : "must be 'stop' or 'continue'"),
 };
 
 /** Merge `partial` over the defaults and validate; throws InvalidOptionError naming the first bad option. */

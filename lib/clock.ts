@@ -8,7 +8,7 @@ export interface Clock {
 }
 
 /** The host clock. */
-export const systemClock: Clock = { nowMs: () => Date.now() };
+export const systemClock: Clock = Object.freeze({ nowMs: () => Date.now() });
 
 /** Laravel's `now`: `Carbon::now()->getTimestamp()`, whole UNIX seconds. */
 export function unixSeconds(clock: Clock): number {

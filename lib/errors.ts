@@ -149,3 +149,51 @@ export class RedisUnavailableError extends LarqError {
     super(`Redis is unreachable (no connection for ${seconds} s); ${what} waits until it is back`);
   }
 }
+
+/** A value read from a job that is not a case of the PHP enum the caller expects; `enumClass` names that enum. */
+export class PhpEnumCaseError extends LarqError {
+  constructor(
+    readonly enumClass: string,
+    message: string,
+  ) {
+    super(`expected a case of ${enumClass}: ${message}`);
+  }
+}
+
+/** A side effect of an attempt that was already over (timed out, or its outcome settled): refused, never run. */
+export class AttemptOverError extends LarqError {
+  constructor(
+    readonly job: { resolveName(): string; attempts(): number },
+    /** What was refused: delete, release, fail, beforeHandle or afterHandle. */
+    readonly action: string,
+    /** The state the attempt had ended in. */
+    readonly state: string,
+  ) {
+    super(`${job.resolveName()} (attempt ${job.attempts()}): ${action} refused: the attempt is over (${state})`);
+  }
+}
+
+/** A handler still running `graceSeconds` after its job's timeout aborted its signal. */
+export class HungHandlerError extends LarqError {
+  constructor(
+    readonly job: { resolveName(): string; attempts(): number },
+    readonly graceSeconds: number,
+    /** What the worker does about it: 'stop' or 'continue' (the onHungHandler option). */
+    readonly policy: string,
+  ) {
+    super(
+      `${job.resolveName()} (attempt ${job.attempts()}) is still running ${graceSeconds} s after its timeout; ` +
+        (policy === 'stop' ? 'the worker takes no more jobs and exits with status 1 once the others are done' : 'its slot stays busy until it settles'),
+    );
+  }
+}
+
+/** A popped job whose previous attempt is still running in this worker: not started, left reserved. */
+export class JobAlreadyRunningError extends LarqError {
+  constructor(readonly job: { resolveName(): string; attempts(): number }) {
+    super(
+      `${job.resolveName()} (attempt ${job.attempts()}) came back while an earlier attempt still runs here ` +
+        '(it ran longer than retry_after); not started: it stays reserved until retry_after, as a crashed worker leaves it',
+    );
+  }
+}

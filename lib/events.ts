@@ -2,8 +2,10 @@
 // observe: a listener that throws (or returns a rejected promise) is reported on `error` and never
 // changes what happens to the job, and `error` with no listener is dropped instead of crashing.
 import { EventEmitter } from 'node:events';
-import type { WorkerJob } from './jobs/contracts';
-import type { WorkerOptions } from './WorkerOptions';
+import type { AttemptOverError } from './errors';
+import type { AttemptAction, WorkerJob } from './jobs/contracts';
+import type { AttemptState } from './worker/Attempt';
+import type { OnHungHandler, WorkerOptions } from './WorkerOptions';
 
 /** Why a worker stopped (Laravel's WorkerStopReason, 11.52+/12.59+/13.x). */
 export type WorkerStopReason =
@@ -58,6 +60,12 @@ export interface WorkerEvents<J extends WorkerJob = WorkerJob> {
   JobTimedOut: JobEvent<J> & { timeout: number };
   /** Always, at the end of processing: the exception, or null (11.23+; 13.x passes the exception). */
   JobAttempted: JobEvent<J> & { exception: Error | null };
+  /** larq: a side effect of an attempt that was already over was refused (a late handler's release, delete, fail or hook). */
+  JobActionRefused: JobEvent<J> & { action: AttemptAction; state: AttemptState; error: AttemptOverError };
+  /** larq: a timed-out handler has not settled within `timeoutGraceSeconds`; `policy` is the onHungHandler option. */
+  JobHandlerHung: JobEvent<J> & { timeout: number; graceSeconds: number; policy: OnHungHandler };
+  /** larq: a popped job's earlier attempt still runs here, so it was not started and stays reserved. */
+  JobAlreadyRunning: JobEvent<J>;
   /** A daemon pass found no job (13.10+). */
   WorkerIdle: WorkerEvent & { options: Readonly<WorkerOptions> };
   /** The daemon is returning (13.x fields). */

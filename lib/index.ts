@@ -33,6 +33,7 @@ export type { PropertySpec, PropertyDeclaration, PhpClassOptions, PhpTrait, Date
 export { serialize, serializeToBuffer } from './php/serialize';
 export { unserialize } from './php/unserialize';
 export { toPlain, phpClassOf, shadowedPropertiesOf, PHP_CLASS, type ShadowedProperty } from './php/view';
+export { enumCase, isEnumOf } from './php/enumCase';
 export { PhpArray, PhpObject, PhpEnum, PhpBytes, PhpReference, PhpCustomObject } from './php/values';
 export type { PhpValue, PhpProperty, PhpArrayKey, Visibility } from './php/values';
 export { Encrypter, type EncrypterCipher } from './php/Encrypter';
@@ -64,4 +65,5 @@ export {
   CacheValueError,
   UnconfirmedWriteError,
   RedisUnavailableError,
+  PhpEnumCaseError,
 } from './errors';

@@ -1,20 +1,24 @@
 <?php
 // Builds a Laravel queue stack by hand (there is no Laravel application here): container, config,
 // Redis manager (phpredis), queue connection "redis", encrypter, events, cache, bus dispatcher,
-// facades, and an in-memory sqlite database for Eloquent models. Everything comes from Debian's
-// php-laravel-framework package (Laravel 8.83) under /usr/share/php.
+// facades, and an in-memory sqlite database for Eloquent models, on the Laravel line LARQ_LARAVEL names
+// (laravel.php: 8.83 from Debian's php-laravel-framework, 12.67 and 13.26 from their release tarballs).
 //
 // Environment:
+//   LARQ_LARAVEL        the Laravel line: 8.83 (default), 12.67 or 13.26
 //   LARQ_REDIS_PORT     Redis port on 127.0.0.1 (default 6379)
 //   LARQ_REDIS_DB       Redis database index (default 0)
-//   LARQ_PREFIX         the Redis connection's key prefix (default laravel_database_)
+//   LARQ_PREFIX         the Redis connection's key prefix (default: the line's skeleton, laravel_database_;
+//                       13.x laravel-database-)
 //   LARQ_APP_KEY        APP_KEY for the encrypter (default base64: 32 bytes of "k")
 //   LARQ_CIPHER         cipher (default AES-256-CBC)
 //   LARQ_RETRY_AFTER    the queue connection's retry_after in seconds (default 90)
 //   LARQ_BLOCK_FOR      the queue connection's block_for (default null: never block)
 //   LARQ_QUEUE          the queue connection's default queue (default "default")
-//   LARQ_CACHE_PREFIX   the cache store's prefix (default laravel_cache, so keys are
-//                       {LARQ_PREFIX}laravel_cache:{key}, the 8.x layout)
+//   LARQ_CACHE_PREFIX   the cache store's prefix (default: the line's skeleton). 8.x's Redis store puts a
+//                       ':' after it, later lines do not: keys are {LARQ_PREFIX}laravel_cache:{key} on
+//                       8.83, {LARQ_PREFIX}laravel_cache_{key} on 12.67, {LARQ_PREFIX}laravel-cache-{key}
+//                       on 13.26
 //   LARQ_NOW            freeze Laravel's clock at this Unix time (seconds, may be fractional)
 
 declare(strict_types=1);
@@ -23,7 +27,8 @@ error_reporting(E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
 ini_set('display_errors', 'stderr');
 ini_set('log_errors', '0');
 
-require_once '/usr/share/php/Illuminate/autoload.php';
+require_once __DIR__ . '/laravel.php';
+larq_load_laravel();
 require_once __DIR__ . '/describe.php';
 require_once __DIR__ . '/jobs.php';
 
@@ -78,6 +83,22 @@ function larq_app_key(): string
     return str_starts_with($key, 'base64:') ? base64_decode(substr($key, 7), true) : $key;
 }
 
+/** The Redis key prefix of the line's application skeleton (APP_NAME "Laravel"). */
+function larq_default_prefix(): string
+{
+    return larq_laravel_major() >= 13 ? 'laravel-database-' : 'laravel_database_';
+}
+
+/** The cache prefix of the line's application skeleton (APP_NAME "Laravel"). */
+function larq_default_cache_prefix(): string
+{
+    return match (true) {
+        larq_laravel_major() >= 13 => 'laravel-cache-',
+        larq_laravel_major() >= 9 => 'laravel_cache_',
+        default => 'laravel_cache',
+    };
+}
+
 function larq_config(): Config
 {
     $blockFor = larq_env('LARQ_BLOCK_FOR');
@@ -98,13 +119,13 @@ function larq_config(): Config
         ],
         'cache' => [
             'default' => 'redis',
-            'prefix' => larq_env('LARQ_CACHE_PREFIX', 'laravel_cache'),
+            'prefix' => larq_env('LARQ_CACHE_PREFIX', larq_default_cache_prefix()),
             'stores' => ['redis' => ['driver' => 'redis', 'connection' => 'default', 'lock_connection' => 'default']],
         ],
         'database' => [
             'redis' => [
                 'client' => 'phpredis',
-                'options' => ['prefix' => larq_env('LARQ_PREFIX', 'laravel_database_')],
+                'options' => ['prefix' => larq_env('LARQ_PREFIX', larq_default_prefix())],
                 'default' => [
                     'host' => '127.0.0.1',
                     'port' => (int) larq_env('LARQ_REDIS_PORT', '6379'),

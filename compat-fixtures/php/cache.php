@@ -1,5 +1,5 @@
 <?php
-// Laravel 8.83's cache, built by hand (no application), for the cache interop specs
+// The Laravel line's cache (LARQ_LARAVEL, see laravel.php), built by hand (no application), for the cache interop specs
 // (spec/integration/cache/laravel-interop.spec.ts): a CacheManager with a Redis store on phpredis and a
 // database store on a SQLite file, plus the pieces of the queue worker and `queue:restart` that read or
 // write the cache. Runs a list of operations and prints their results as one JSON array.
@@ -9,7 +9,8 @@
 // Environment:
 //   LARQ_REDIS_PORT   Redis port on 127.0.0.1 (default 6379)
 //   LARQ_PREFIX       the Redis connections' key prefix (default laravel_database_)
-//   LARQ_CACHE_PREFIX `cache.prefix` (default laravel_cache; 8.x RedisStore adds the ':')
+//   LARQ_CACHE_PREFIX `cache.prefix` (default laravel_cache; 8.x RedisStore adds a ':', 11.x+ nothing)
+//   LARQ_LARAVEL      the Laravel line (laravel.php; default 8.83)
 //   LARQ_CACHE_DB     database index of the `cache` Redis connection (default 1)
 //   LARQ_LOCK_DB      database index of the `default` Redis connection, the store's lock_connection (default 0)
 //   LARQ_SQLITE       SQLite file of the database store (table `cache`, locks in `cache_locks`)
@@ -35,11 +36,12 @@ declare(strict_types=1);
 error_reporting(E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
 ini_set('display_errors', 'stderr');
 
-require_once '/usr/share/php/Illuminate/autoload.php';
+require_once __DIR__ . '/laravel.php';
+larq_load_laravel();
+require_once __DIR__ . '/console.php';
 
 use Illuminate\Cache\CacheManager;
 use Illuminate\Config\Repository as Config;
-use Illuminate\Console\OutputStyle;
 use Illuminate\Container\Container;
 use Illuminate\Database\Capsule\Manager as DatabaseCapsule;
 use Illuminate\Events\Dispatcher as Events;
@@ -48,7 +50,6 @@ use Illuminate\Queue\QueueManager;
 use Illuminate\Queue\Worker;
 use Illuminate\Redis\RedisManager;
 use Illuminate\Support\Carbon;
-use Symfony\Component\Console\Input\ArrayInput;
 use Symfony\Component\Console\Output\BufferedOutput;
 
 function cache_env(string $name, string $default): string
@@ -155,8 +156,7 @@ function cache_run(Container $app, array $op)
         case 'restart':
             $command = new RestartCommand($cache);
             $command->setLaravel($app);
-            $command->setOutput(new OutputStyle(new ArrayInput([]), new BufferedOutput()));
-            $command->handle();
+            larq_run_command($command, [], new BufferedOutput());
             return null;
         case 'workerLastRestart':
             return cache_typed(cache_worker_call(cache_worker($app), 'getTimestampOfLastQueueRestart', []));

@@ -166,6 +166,47 @@ function larq_unmangle(string $key): array
     return $scope === '*' ? [$name, 'protected', null] : [$name, 'private', $scope];
 }
 
+/**
+ * The properties of a queued command that its serialized form leaves out: SerializesModels (9.x+)
+ * skips a property still holding its declared default, so a reader of the payload never sees it and
+ * PHP restores it from the class. [] for anything else (8.x writes every property).
+ */
+function larq_omitted_properties(mixed $value): array
+{
+    if (!is_object($value) || !in_array(Illuminate\Queue\SerializesModels::class, larq_class_uses_deep($value), true)
+        || !method_exists($value, '__serialize')) {
+        return [];
+    }
+    $written = [];
+    foreach (array_keys($value->__serialize()) as $mangled) {
+        $written[larq_unmangle((string) $mangled)[0]] = true;
+    }
+    $omitted = [];
+    foreach ((new ReflectionObject($value))->getProperties() as $p) {
+        if (!$p->isStatic() && $p->isInitialized($value) && !isset($written[$p->getName()])) {
+            $omitted[] = $p->getName();
+        }
+    }
+    return $omitted;
+}
+
+/** The traits of an object's class and its parents, and the traits those use. */
+function larq_class_uses_deep(object $value): array
+{
+    $traits = [];
+    for ($class = get_class($value); $class !== false; $class = get_parent_class($class)) {
+        $pending = class_uses($class);
+        while ($pending !== []) {
+            $trait = array_pop($pending);
+            if (!isset($traits[$trait])) {
+                $traits[$trait] = $trait;
+                $pending += class_uses($trait);
+            }
+        }
+    }
+    return array_values($traits);
+}
+
 /** JSON as every script here prints it: exact UTF-8, unescaped slashes, 2.0 stays 2.0. */
 function larq_json(mixed $value): string
 {

@@ -1,6 +1,6 @@
 <?php
 // Dispatches one named scenario through real Laravel and prints one JSON object to stdout:
-//   {scenario, now, ids, described}
+//   {scenario, now, ids, described, omitted}
 // now: Laravel's clock (Unix seconds) at dispatch; ids: the id of every payload pushed, in push
 // order (collected from JobQueued events); described: describe.php's description of every job
 // object handed to Laravel, read AFTER dispatch (so what Laravel set on it, e.g. a chain's
@@ -186,4 +186,5 @@ echo larq_json([
     'now' => Carbon::now()->getTimestamp(),
     'ids' => $ids,
     'described' => array_map(fn ($value) => larq_describe($value), $dispatched),
+    'omitted' => array_map(fn ($value) => larq_omitted_properties($value), $dispatched),
 ]), "\n";

@@ -28,7 +28,8 @@ error_reporting(E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
 ini_set('display_errors', 'stderr');
 ini_set('log_errors', '0');
 
-require_once '/usr/share/php/Illuminate/autoload.php';
+require_once __DIR__ . '/laravel.php';
+larq_load_laravel();
 
 use Illuminate\Database\Capsule\Manager as DatabaseCapsule;
 use Illuminate\Database\Schema\Blueprint;

@@ -1,5 +1,5 @@
 <?php
-// Runs Laravel 8.83's own `queue:retry` (Illuminate\Queue\Console\RetryCommand) against a
+// Runs the Laravel line's own `queue:retry` (Illuminate\Queue\Console\RetryCommand) against a
 // database-uuids failed-job table in a SQLite file and the Redis queue of bootstrap.php: what
 // `php artisan queue:retry` does in an app whose failed jobs a larq worker recorded.
 //
@@ -9,10 +9,10 @@
 declare(strict_types=1);
 
 require __DIR__ . '/bootstrap.php';
+require __DIR__ . '/console.php';
 
 use Illuminate\Queue\Console\RetryCommand;
 use Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider;
-use Symfony\Component\Console\Input\ArrayInput;
 use Symfony\Component\Console\Output\BufferedOutput;
 
 $app = larq_boot();
@@ -28,6 +28,6 @@ $app->instance('queue.failer', new DatabaseUuidFailedJobProvider($manager, 'fail
 $command = new RetryCommand();
 $command->setLaravel($app);
 $output = new BufferedOutput();
-$status = $command->run(new ArrayInput(['id' => array_slice($argv, 1)]), $output);
+$status = larq_run_command($command, ['id' => array_slice($argv, 1)], $output);
 echo $output->fetch();
 exit($status);

@@ -76,7 +76,15 @@ final class LarqJsonLinesFailedJobProvider implements FailedJobProviderInterface
         return false;
     }
 
-    public function flush()
+    public function ids($queue = null)
+    {
+        return array_values(array_filter(array_map(
+            fn ($record) => json_decode($record->payload, true)['uuid'] ?? null,
+            array_filter($this->all(), fn ($record) => $queue === null || $record->queue === $queue),
+        )));
+    }
+
+    public function flush($hours = null)
     {
         @unlink($this->file);
     }

@@ -2,8 +2,8 @@
 // values kept as given, expiry checked on read against an injectable clock, locks held in a map.
 // Nothing is shared with PHP or with other processes.
 import { type Clock, systemClock } from '../clock';
-import { InvalidOptionError } from '../errors';
-import { type CacheLock, type CacheStore, integerStep, randomLockOwner, wholeSeconds } from './CacheStore';
+import { type CacheLock, type CacheStore, getEach, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
+import { Lock } from './Lock';
 import { type CacheValue, phpIntCast } from './scalar';
 
 /** Options of an {@link ArrayCacheStore}. */
@@ -26,9 +26,7 @@ export class ArrayCacheStore implements CacheStore {
   private readonly clock: Clock;
 
   constructor(options: ArrayCacheStoreOptions = {}) {
-    for (const name of Object.keys(options)) {
-      if (name !== 'clock') throw new InvalidOptionError(name, 'is not an ArrayCacheStore option');
-    }
+    rejectUnknownOptions(options, ['clock'], 'ArrayCacheStore');
     this.clock = options.clock ?? systemClock;
   }
 
@@ -45,9 +43,7 @@ export class ArrayCacheStore implements CacheStore {
 
   /** Each key's value. */
   async many(keys: readonly string[]): Promise<Map<string, CacheValue>> {
-    const out = new Map<string, CacheValue>();
-    for (const key of keys) out.set(key, await this.get(key));
-    return out;
+    return getEach(this, keys);
   }
 
   /** Keeps `value` for `ttlSeconds`; a TTL <= 0 forgets the key. */
@@ -84,7 +80,7 @@ export class ArrayCacheStore implements CacheStore {
 
   /** An in-memory lock; `seconds` 0 = never expires. */
   lock(name: string, seconds = 0, owner: string | null = null): CacheLock {
-    return new ArrayCacheLock(this, name, wholeSeconds('seconds', seconds), owner ?? randomLockOwner(), this.clock);
+    return new ArrayCacheLock(this, name, seconds, owner, this.clock);
   }
 
   /** Nothing to close. */
@@ -92,14 +88,16 @@ export class ArrayCacheStore implements CacheStore {
 }
 
 /** Laravel's ArrayLock: held while present and not past its expiry. */
-class ArrayCacheLock implements CacheLock {
+class ArrayCacheLock extends Lock {
   constructor(
     private readonly store: ArrayCacheStore,
-    readonly name: string,
-    readonly seconds: number,
-    readonly owner: string,
+    name: string,
+    seconds: number,
+    owner: string | null,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super(name, seconds, owner);
+  }
 
   private held(): { owner: string } | null {
     const lock = this.store.locks.get(this.name);

@@ -74,3 +74,20 @@ export function integerStep(by: number): number {
   if (!Number.isSafeInteger(by)) throw new InvalidOptionError('by', 'must be a safe integer');
   return by;
 }
+
+/**
+ * Laravel's RetrievesMultipleKeys: `many` as one `get` per key, in order, for stores without a bulk read
+ * (the array and database stores).
+ */
+export async function getEach(store: Pick<CacheStore, 'get'>, keys: readonly string[]): Promise<Map<string, CacheValue>> {
+  const out = new Map<string, CacheValue>();
+  for (const key of keys) out.set(key, await store.get(key));
+  return out;
+}
+
+/** Refuse an option a store does not take: a misspelt one would otherwise fall back to a default unnoticed. */
+export function rejectUnknownOptions(options: object, known: readonly string[], store: string): void {
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) throw new InvalidOptionError(name, `is not an option of ${store}`);
+  }
+}

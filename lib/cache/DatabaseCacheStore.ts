@@ -6,7 +6,8 @@
 import { type Clock, systemClock, unixSeconds } from '../clock';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { connectSql, isUniqueViolation, type SqlClient, type SqlConnectionConfig, type SqlDialect } from '../sql';
-import { type CacheLock, type CacheStore, integerStep, randomLockOwner, wholeSeconds } from './CacheStore';
+import { type CacheLock, type CacheStore, getEach, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
+import { Lock } from './Lock';
 import { checkLaravelVersion, laravelCachePrefix, type CacheLaravelVersion } from './prefix';
 import { type CacheValue, isPhpNumeric, phpIntCast, serializeScalar, unserializeScalar } from './scalar';
 
@@ -92,9 +93,7 @@ export class DatabaseCacheStore implements CacheStore {
 
   constructor(options: DatabaseCacheStoreOptions) {
     if (typeof options !== 'object' || options === null || options.connection === undefined) throw new InvalidOptionError('connection', 'is required');
-    for (const name of Object.keys(options)) {
-      if (!DATABASE_OPTIONS.includes(name)) throw new InvalidOptionError(name, 'is not a DatabaseCacheStore option');
-    }
+    rejectUnknownOptions(options, DATABASE_OPTIONS, 'DatabaseCacheStore');
     const laravel = checkLaravelVersion(options.laravel ?? 13);
     const cachePrefix = options.cachePrefix ?? laravelCachePrefix(options.appName ?? 'Laravel', laravel);
     if (typeof cachePrefix !== 'string') throw new InvalidOptionError('cachePrefix', 'must be a string or null');
@@ -128,9 +127,7 @@ export class DatabaseCacheStore implements CacheStore {
 
   /** `get` for each key (Laravel's RetrievesMultipleKeys). */
   async many(keys: readonly string[]): Promise<Map<string, CacheValue>> {
-    const out = new Map<string, CacheValue>();
-    for (const key of keys) out.set(key, await this.get(key));
-    return out;
+    return getEach(this, keys);
   }
 
   /** Insert, or update the existing row; expiration = now + TTL. A TTL <= 0 forgets the key. */
@@ -200,7 +197,7 @@ export class DatabaseCacheStore implements CacheStore {
 
   /** A DatabaseLock on the lock table; `seconds` 0 means one day here, not forever (8.83). */
   lock(name: string, seconds = 0, owner: string | null = null): CacheLock {
-    return new DatabaseCacheLock(this, name, wholeSeconds('seconds', seconds), owner ?? randomLockOwner());
+    return new DatabaseCacheLock(this, name, seconds, owner);
   }
 
   /** Whether this acquire should also sweep expired locks (Laravel's lock lottery). */
@@ -220,15 +217,16 @@ export class DatabaseCacheStore implements CacheStore {
 }
 
 /** Laravel's DatabaseLock (8.83): a `cache_locks` row with owner and expiration. */
-class DatabaseCacheLock implements CacheLock {
+class DatabaseCacheLock extends Lock {
   private readonly key: string;
 
   constructor(
     private readonly store: DatabaseCacheStore,
-    readonly name: string,
-    readonly seconds: number,
-    readonly owner: string,
+    name: string,
+    seconds: number,
+    owner: string | null,
   ) {
+    super(name, seconds, owner);
     this.key = store.cachePrefix + name;
   }
 

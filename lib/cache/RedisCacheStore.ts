@@ -6,7 +6,8 @@ import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { defineScripts, scripts } from '../redis/scripts';
 import { ioredisKeyPrefix, isClient, type RedisConnection } from '../RedisQueueOptions';
-import { type CacheLock, type CacheStore, integerStep, randomLockOwner, wholeSeconds } from './CacheStore';
+import { type CacheLock, type CacheStore, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
+import { Lock } from './Lock';
 import { checkLaravelVersion, laravelCachePrefix, laravelRedisPrefix, redisCacheKeyPrefix, type CacheLaravelVersion } from './prefix';
 import { type CacheValue, isPhpNumeric, numericValue, serializeScalar, unserializeScalar } from './scalar';
 
@@ -69,10 +70,7 @@ export class RedisCacheStore implements CacheStore {
   private readonly owned: Client[] = [];
 
   constructor(options: RedisCacheStoreOptions = {}) {
-    // A misspelt option would silently fall back to a default key layout: refuse unknown ones.
-    for (const name of Object.keys(options)) {
-      if (!REDIS_OPTIONS.includes(name)) throw new InvalidOptionError(name, 'is not a RedisCacheStore option');
-    }
+    rejectUnknownOptions(options, REDIS_OPTIONS, 'RedisCacheStore');
     const laravel = checkLaravelVersion(options.laravel ?? 13);
     const appName = options.appName ?? 'Laravel';
     if (typeof appName !== 'string') throw new InvalidOptionError('appName', 'must be a string');
@@ -148,7 +146,7 @@ export class RedisCacheStore implements CacheStore {
 
   /** A RedisLock on the lock connection; `seconds` 0 = never expires. */
   lock(name: string, seconds = 0, owner: string | null = null): CacheLock {
-    return new RedisCacheLock(this.lockClient, name, this.key(name), wholeSeconds('seconds', seconds), owner ?? randomLockOwner());
+    return new RedisCacheLock(this.lockClient, name, this.key(name), seconds, owner);
   }
 
   /** Quits the connections this store opened. */
@@ -158,14 +156,16 @@ export class RedisCacheStore implements CacheStore {
 }
 
 /** Laravel's RedisLock (8.x-13.x): SET NX EX / SETNX to acquire, the owner-checked script to release. */
-class RedisCacheLock implements CacheLock {
+class RedisCacheLock extends Lock {
   constructor(
     private readonly client: Client,
-    readonly name: string,
+    name: string,
     private readonly physicalKey: string,
-    readonly seconds: number,
-    readonly owner: string,
-  ) {}
+    seconds: number,
+    owner: string | null,
+  ) {
+    super(name, seconds, owner);
+  }
 
   async acquire(): Promise<boolean> {
     if (this.seconds > 0) return (await this.client.set(this.physicalKey, this.owner, 'EX', this.seconds, 'NX')) === 'OK';

@@ -8,7 +8,7 @@ import { laravelPrefix, slug } from '../redis/keys';
 export type CacheLaravelVersion = 8 | 9 | 10 | 11 | 12 | 13;
 
 /** Every accepted version, for validation. */
-export const CACHE_LARAVEL_VERSIONS: readonly CacheLaravelVersion[] = [8, 9, 10, 11, 12, 13];
+export const CACHE_LARAVEL_VERSIONS: readonly CacheLaravelVersion[] = Object.freeze([8, 9, 10, 11, 12, 13]);
 
 /** Throws InvalidOptionError unless `v` is a supported Laravel major version. */
 export function checkLaravelVersion(v: unknown): CacheLaravelVersion {

@@ -12,6 +12,16 @@ import { loadEnvironment } from './dotenv';
 /** A mistake in how larq was called: printed as one line, exit status 2. */
 export class UsageError extends LarqError {}
 
+/** A command-line argument the command cannot take (e.g. a failed-job ID that is none); `argument` is the text given. */
+export class InvalidArgumentError extends UsageError {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Option specs in node:util parseArgs' form. */
 export type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -83,7 +83,7 @@ export interface GlobalOverrides {
 }
 
 /** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
-export const NON_REDIS_DRIVERS = ['sync', 'database', 'beanstalkd', 'sqs', 'null', 'deferred', 'background', 'failover', 'rabbitmq'];
+export const NON_REDIS_DRIVERS: readonly string[] = Object.freeze(['sync', 'database', 'beanstalkd', 'sqs', 'null', 'deferred', 'background', 'failover', 'rabbitmq']);
 
 /** Build the configuration from a Laravel environment (see the table above). */
 export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {

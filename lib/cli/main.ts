@@ -15,7 +15,7 @@ import { size } from './commands/size';
 import { work } from './commands/work';
 
 /** Every command, in the order `larq --help` lists them. */
-export const COMMANDS: readonly Command[] = [work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, restart];
+export const COMMANDS: readonly Command[] = Object.freeze([work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, restart]);
 
 const STDIO: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
 

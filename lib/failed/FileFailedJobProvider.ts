@@ -7,7 +7,6 @@ import { dirname, resolve } from 'path';
 import { systemClock, type Clock } from '../clock';
 import { InvalidOptionError, InvalidPayloadError } from '../errors';
 import { phpJsonDecode, phpJsonEncode } from '../payload/json';
-import { KEY_ORDER } from '../payload/jsonParser';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 import { formatException } from './formatException';
 import { payloadUuid } from './payloadUuid';
@@ -151,7 +150,7 @@ export class FileFailedJobProvider implements FailedJobProvider {
     await fs.mkdir(dirname(this.path), { recursive: true });
     const temp = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await fs.writeFile(temp, prettyJson(records, ''));
+      await fs.writeFile(temp, phpJsonEncode(records, { unescapedUnicode: false, prettyPrint: true }));
       await fs.rename(temp, this.path);
     } catch (e) {
       await fs.rm(temp, { force: true });
@@ -171,29 +170,4 @@ function toRecord(r: StoredRecord): FailedJobRecord {
     failed_at: str(r.failed_at),
     ...(typeof r.failed_at_timestamp === 'number' ? { failed_at_timestamp: r.failed_at_timestamp } : {}),
   };
-}
-
-/** json_encode(value, JSON_PRETTY_PRINT): four-space indent, `": "`, `\/` and `\uXXXX` escapes. */
-function prettyJson(value: unknown, indent: string): string {
-  if (typeof value !== 'object' || value === null) return phpJsonEncode(value, { unescapedUnicode: false });
-  const inner = `${indent}    `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    return `[\n${value.map((v) => inner + prettyJson(v, inner)).join(',\n')}\n${indent}]`;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = keysInOrder(record).filter((k) => record[k] !== undefined);
-  if (keys.length === 0) return '{}';
-  const lines = keys.map((k) => `${inner}${phpJsonEncode(k, { unescapedUnicode: false })}: ${prettyJson(record[k], inner)}`);
-  return `{\n${lines.join(',\n')}\n${indent}}`;
-}
-
-/** Own keys in the order the file had them (phpJsonDecode records it when JS would reorder numeric keys). */
-function keysInOrder(record: Record<string, unknown>): string[] {
-  const keys = Object.keys(record);
-  const recorded = (record as { [KEY_ORDER]?: string[] })[KEY_ORDER];
-  if (!recorded) return keys;
-  const present = new Set(keys);
-  const ordered = recorded.filter((k) => present.delete(k));
-  return ordered.concat(keys.filter((k) => present.has(k)));
 }

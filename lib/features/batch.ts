@@ -10,7 +10,6 @@
 // `batchEvents` (and, with nobody listening, a process warning) naming the batch and the kinds and counts
 // not run, or calls batchHooks' `onCallbacksDue` (where the app can dispatch a PHP job of its own that runs
 // them via Bus::findBatch). They are never silently dropped.
-import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { systemClock, unixSeconds, type Clock } from '../clock';
 import { connectSql, isSqlClient, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlRunner } from '../sql';
@@ -18,11 +17,14 @@ import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
 import type { RedisJob } from '../jobs/RedisJob';
 import { phpJsonEncode } from '../payload/json';
+import { orderedUuid } from '../uuid';
 import { serialize } from '../php/serialize';
 import { unserialize } from '../php/unserialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 import type { QueueResolver } from './chain';
 import { withProperty } from './props';
+
+export { orderedUuid };
 
 /** One job_batches row, decoded. */
 export interface BatchRecord {
@@ -247,17 +249,6 @@ export function decodeRow(row: SqlRow): BatchRecord {
     createdAt: num(row.created_at),
     finishedAt: numOrNull(row.finished_at),
   };
-}
-
-/** A time-ordered UUID in the spirit of Str::orderedUuid: 48 bits of milliseconds first, then random (v4 bits). */
-export function orderedUuid(clock: Clock = systemClock): string {
-  const ms = BigInt(Math.floor(clock.nowMs()));
-  const bytes = randomBytes(16);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const h = bytes.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 async function reportDue(update: BatchUpdate | null, handler?: (update: BatchUpdate) => unknown): Promise<void> {

@@ -36,10 +36,20 @@ export interface ObjectJobContext extends JobContext {
   readonly command: PhpObject;
 }
 
-/** Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). */
-export type ObjectJobHandler = (command: Record<string, unknown>, ctx: ObjectJobContext) => unknown;
-/** Runs a string job (`Class@method`): `data` is the payload's `data`, big integers as bigint. */
-export type StringJobHandler = (data: unknown, ctx: JobContext) => unknown;
+/**
+ * Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). `T` describes that
+ * view (e.g. your job's interface); it is what you declare, not something larq checks at run time.
+ */
+export type ObjectJobHandler<T extends object = Record<string, unknown>> = (command: T, ctx: ObjectJobContext) => unknown;
+/**
+ * Runs a string job (`Class@method`): `data` is the payload's `data`, big integers as bigint. `T`
+ * describes that data; it is what you declare, not something larq checks at run time.
+ */
+export type StringJobHandler<T = unknown> = (data: T, ctx: JobContext) => unknown;
+
+// How the registry keeps handlers: each was registered with its own `T`, which only its author knows.
+type StoredObjectHandler = (command: unknown, ctx: ObjectJobContext) => unknown;
+type StoredStringHandler = (data: unknown, ctx: JobContext) => unknown;
 /** The `failed()` hook of a job class: called once when the job fails for good. */
 export type FailedHook = (error: Error, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
 
@@ -78,9 +88,9 @@ interface Entry<H> {
 
 /** The registry of Node handlers; the Worker runs jobs through it. */
 export class Handlers implements JobRunner<RedisJob> {
-  private readonly objects = new Map<string, Entry<ObjectJobHandler>>();
-  private readonly listeners = new Map<string, Entry<ObjectJobHandler>>();
-  private readonly strings = new Map<string, Entry<StringJobHandler>>();
+  private readonly objects = new Map<string, Entry<StoredObjectHandler>>();
+  private readonly listeners = new Map<string, Entry<StoredObjectHandler>>();
+  private readonly strings = new Map<string, Entry<StoredStringHandler>>();
   private readonly unknownJobs: 'fail' | { release: number };
   private readonly hooks: CommandHooks[];
   private failJob: ((job: RedisJob, error?: Error) => Promise<void>) | undefined;
@@ -99,21 +109,27 @@ export class Handlers implements JobRunner<RedisJob> {
     this.hooks = [...(options.hooks ?? [])];
   }
 
-  /** Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`. */
-  object(className: string, handler: ObjectJobHandler, hooks: { failed?: FailedHook } = {}): this {
-    this.objects.set(className, { handler, failed: hooks.failed });
+  /**
+   * Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`.
+   * `handlers.object<SendWelcomeEmail>(...)` types the command as your interface for the job.
+   */
+  object<T extends object = Record<string, unknown>>(className: string, handler: ObjectJobHandler<T>, hooks: { failed?: FailedHook } = {}): this {
+    this.objects.set(className, { handler: handler as StoredObjectHandler, failed: hooks.failed });
     return this;
   }
 
-  /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`. */
-  listener(listenerClass: string, handler: ObjectJobHandler, hooks: { failed?: FailedHook } = {}): this {
-    this.listeners.set(listenerClass, { handler, failed: hooks.failed });
+  /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`; `T` types the listener's view. */
+  listener<T extends object = Record<string, unknown>>(listenerClass: string, handler: ObjectJobHandler<T>, hooks: { failed?: FailedHook } = {}): this {
+    this.listeners.set(listenerClass, { handler: handler as StoredObjectHandler, failed: hooks.failed });
     return this;
   }
 
-  /** Handle a string job: `Class@method`, or `Class` for its `fire` method, as Laravel parses `job`. */
-  string(job: string, handler: StringJobHandler, hooks: { failed?: FailedHook } = {}): this {
-    this.strings.set(callbackKey(job), { handler, failed: hooks.failed });
+  /**
+   * Handle a string job: `Class@method`, or `Class` for its `fire` method, as Laravel parses `job`.
+   * `handlers.string<T>(...)` types the payload's `data` as `T`.
+   */
+  string<T = unknown>(job: string, handler: StringJobHandler<T>, hooks: { failed?: FailedHook } = {}): this {
+    this.strings.set(callbackKey(job), { handler: handler as StoredStringHandler, failed: hooks.failed });
     return this;
   }
 
@@ -131,16 +147,27 @@ export class Handlers implements JobRunner<RedisJob> {
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
     const ctx = this.context(job, payload, attempt, command);
-    for (const hook of this.hooks) if ((await hook.beforeHandle?.(ctx)) === false) return;
-    const handled = entry.handler(toPlain(command) as Record<string, unknown>, ctx);
+    // Every hook asks the attempt first: once it is over (a timeout fired while the handler ran), its
+    // hooks must not dispatch a chain step, count a batch job or release a unique lock a second time.
+    for (const hook of this.hooks) {
+      if (attempt.allows?.('beforeHandle') === false || (await hook.beforeHandle?.(ctx)) === false) return;
+    }
+    const handled = entry.handler(toPlain(command), ctx);
     // A handler that returned no promise is done: awaiting its value would only cost a turn per job.
     if (isThenable(handled)) await handled;
-    if (!job.isReleased()) for (const hook of this.hooks) await hook.afterHandle?.(ctx);
+    // What CallQueuedHandler does after handle() belongs to this attempt: nothing of it once it is over.
+    if (attempt.allows?.('afterHandle') === false) return;
+    if (!job.isReleased()) {
+      for (const hook of this.hooks) {
+        if (attempt.allows?.('afterHandle') === false) return;
+        await hook.afterHandle?.(ctx);
+      }
+    }
     // CallQueuedHandler's last step: a job that neither released nor failed itself is done. Only the
     // acknowledgement is left then, which the worker may wait for without holding the slot.
     if (!job.isDeletedOrReleased() && !job.hasFailed()) {
       const deleting = job.delete();
-      if (attempt.settleLater) attempt.settleLater(deleting);
+      if (attempt.deferFinalDelete) attempt.deferFinalDelete(deleting);
       else await deleting;
     }
   }
@@ -172,12 +199,12 @@ export class Handlers implements JobRunner<RedisJob> {
     await entry.handler(payload.data, this.context(job, payload, attempt));
   }
 
-  private objectEntry(payload: JobPayload, command: PhpObject): Entry<ObjectJobHandler> | undefined {
+  private objectEntry(payload: JobPayload, command: PhpObject): Entry<StoredObjectHandler> | undefined {
     if (payload.commandName === LISTENER) return this.listeners.get(listenerClass(command));
     return this.objects.get(payload.commandName ?? command.className);
   }
 
-  private objectEntryOrNull(job: RedisJob, payload: JobPayload): Entry<ObjectJobHandler> | undefined {
+  private objectEntryOrNull(job: RedisJob, payload: JobPayload): Entry<StoredObjectHandler> | undefined {
     try {
       return this.objectEntry(payload, job.command());
     } catch {

@@ -80,6 +80,11 @@ export class RedisJob {
     return typeof this.job === 'string' ? this.job : this.job.toString('utf8');
   }
 
+  /** The payload's length as popped, without decoding it (the worker's memory budget reads it for every job). */
+  payloadLength(): number {
+    return this.job.length;
+  }
+
   /** The reserved string as Redis returned it: what delete and release must send. */
   getReservedJob(): string {
     return typeof this.reserved === 'string' ? this.reserved : this.reserved.toString('utf8');

@@ -14,12 +14,14 @@ export function decodeCommand(payload: JobPayload, encrypter?: Encrypter | null)
   const text = payload.command;
   const name = payload.commandName ?? payload.name;
   if (text === null) throw new InvalidPayloadError(`Job ${name} has no data.command string to run`, payload.raw);
-  let serialized = text;
+  let serialized: string | Buffer = text;
   if (!text.startsWith('O:')) {
     if (!encrypter) {
       throw new MissingEncrypterError(`Job ${name} has an encrypted command (ShouldBeEncrypted); give the queue the app's APP_KEY to decrypt it`);
     }
-    serialized = encrypter.decrypt(text);
+    // Bytes, not text: PHP strings are byte strings, and an encrypted command is the one place where
+    // bytes that are not UTF-8 travel (json_encode refuses them in a plain payload). They are read as PhpBytes.
+    serialized = encrypter.decryptBuffer(text);
   }
   const command = unserialize(serialized);
   if (!(command instanceof PhpObject)) {

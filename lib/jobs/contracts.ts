@@ -8,6 +8,8 @@ import type { CacheStore } from '../cache/CacheStore';
 export interface WorkerJob {
   /** The payload exactly as popped (not the reserved copy): what a failed-job record stores. */
   getRawBody(): string;
+  /** The payload's length as popped (bytes, or UTF-16 units of a string), for the worker's memory budget; default getRawBody().length. */
+  payloadLength?(): number;
   /** The reserved string the pop produced (attempts incremented): what delete and release send. */
   getReservedJob(): string;
   /** The number of this attempt, counting from 1 (the payload's `attempts` + 1). */
@@ -86,17 +88,26 @@ export interface FailedJobLogger {
   log(connection: string, queue: string, payload: string, exception: Error): Promise<unknown>;
 }
 
+/** A side effect that belongs to one attempt: the job's own delete, release and fail, and the runner's hooks. */
+export type AttemptAction = 'delete' | 'release' | 'fail' | 'beforeHandle' | 'afterHandle';
+
 /** One attempt at a job, as the runner sees it. */
 export interface JobAttempt {
   /** Aborts on the job's timeout or a forced shutdown. Made on first read: most jobs never look at it. */
   readonly signal: AbortSignal;
   /**
-   * Hand over the attempt's last step when it only waits on Redis (the final delete's acknowledgement):
-   * the worker may then give the slot to the next job while it waits, and still counts the attempt as
-   * processed (JobProcessed, or the exception path if `tail` rejects) only once `tail` settles. Absent
-   * when the worker runs one job at a time, as Laravel's does; the runner then awaits the step itself.
+   * Whether `action` may still happen. False once the attempt is over (it timed out, or its outcome is
+   * settled): the worker has then reported the refusal, and the runner must skip the action. Absent when
+   * the runner is called outside a worker.
    */
-  settleLater?(tail: Promise<void>): void;
+  allows?(action: AttemptAction): boolean;
+  /**
+   * Hand over the final delete when only its acknowledgement from Redis is left: the worker may then give
+   * the slot to the next job while it waits, and still counts the attempt as processed (JobProcessed, or
+   * the exception path if `deleting` rejects) only once it settles. Absent when the worker runs one job
+   * at a time, as Laravel's does; the runner then awaits the delete itself.
+   */
+  deferFinalDelete?(deleting: Promise<void>): void;
 }
 
 /**

@@ -9,7 +9,7 @@ import { JsonText } from '../payload/PayloadFields';
 import type { BackoffSpec, ObjectJobSpec, StringJobSpec } from '../payload/types';
 import { declarationOf, type PhpClass } from '../php/builder';
 import type { Encrypter } from '../php/Encrypter';
-import { serialize, serializeToJsonString } from '../php/serialize';
+import { serializeToBuffer, serializeToJsonString } from '../php/serialize';
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 
 /**
@@ -84,8 +84,8 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues)
   const c = job.command;
   let command: string | JsonText;
   if (job.encrypt) {
-    // the encrypter takes the serialized text itself; the result is escaped with the payload
-    const serialized = serialize(c);
+    // the encrypter takes the serialized bytes, which PhpBytes may make other than UTF-8; the result is escaped with the payload
+    const serialized = serializeToBuffer(c);
     if (!ctx.encrypter) throw new InvalidOptionError('encrypt', `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`);
     command = ctx.encrypter.encrypt(serialized);
   } else {
@@ -119,50 +119,28 @@ const LIVE_NAMES = ['tries', 'maxExceptions', 'timeout', 'failOnTimeout', 'backo
 type LiveValues = Record<(typeof LIVE_NAMES)[number], PhpValue | undefined>;
 const NONE_DECLARED = Object.fromEntries(LIVE_NAMES.map((name) => [name, undefined])) as LiveValues;
 
+/** The same names, to tell a live property from the others while walking an object's properties. */
+const LIVE_NAME_SET: ReadonlySet<string> = new Set(LIVE_NAMES);
+
 // The value PHP would see on the live object: the serialized property (the first of that name), else the
-// declared default. One pass over the properties, as this runs for every push; the defaults are read
-// once per class (a class's declaration never changes, an object's properties may).
+// declared default. The properties are walked from the last, so the first of a name is the one left (its
+// default when it holds no value); the defaults are read once per class (a class's declaration never
+// changes, an object's properties may).
 function liveValuesOf(command: PhpObject): LiveValues {
   const declaration = declarationOf(command);
-  const values: LiveValues = { ...(declaration ? declaredDefaults(declaration) : NONE_DECLARED) };
-  let seen = 0;
-  for (const property of command.properties) {
-    const bit = liveBit(property.name);
-    if (bit === 0 || (seen & bit) !== 0) continue;
-    seen |= bit;
-    if (property.value !== undefined) values[property.name as keyof LiveValues] = property.value;
+  const defaults = declaration ? declaredDefaults(declaration) : NONE_DECLARED;
+  const values: LiveValues = { ...defaults };
+  const properties = command.properties;
+  for (let i = properties.length - 1; i >= 0; i--) {
+    const name = properties[i].name as keyof LiveValues;
+    if (!LIVE_NAME_SET.has(name)) continue;
+    const value = properties[i].value;
+    values[name] = value !== undefined ? value : defaults[name];
   }
   return values;
 }
 
-// A switch rather than a Map: most names are none of these, and comparing a name with a few constants
-// (interned strings, mostly told apart by their address) is cheaper than hashing it into a Map.
-function liveBit(name: string): number {
-  switch (name) {
-    case 'tries':
-      return 1 << 0;
-    case 'maxExceptions':
-      return 1 << 1;
-    case 'timeout':
-      return 1 << 2;
-    case 'failOnTimeout':
-      return 1 << 3;
-    case 'backoff':
-      return 1 << 4;
-    case 'retryUntil':
-      return 1 << 5;
-    case 'deleteWhenMissingModels':
-      return 1 << 6;
-    case 'batchId':
-      return 1 << 7;
-    case 'delay':
-      return 1 << 8;
-    default:
-      return 0;
-  }
-}
-
-// Left unfrozen, as they are only ever copied: V8 copies a frozen object by a path twice as slow.
+// Not frozen: these are only ever copied, never handed out.
 const defaultsByClass = new WeakMap<PhpClass, LiveValues>();
 
 function declaredDefaults(declaration: PhpClass): LiveValues {

@@ -6,37 +6,17 @@
 // PayloadWriter writes each field as it comes instead of keeping them.
 import { phpJsonEncode, phpJsonEncodeMember } from './json';
 
-let keysDeclared = 0;
-
 /** The envelope's own keys, each with its JSON text and the separators around it ready. */
 export class EnvelopeKey {
   /** `{"key":`, for the first field. */
   readonly first: string;
   /** `,"key":`, for the others. */
   readonly next: string;
-  /** This key's bit in PayloadWriter's record of the keys written. */
-  readonly bit = 1 << keysDeclared++;
-  /**
-   * `next` with the value already after it, for the values most fields hold (null, false, 0): one flat
-   * piece of the payload instead of two. A payload is a rope of its pieces until it is sent, and
-   * flattening it cost about as much as building it, piece by piece.
-   */
-  readonly nextNull: string;
-  readonly nextFalse: string;
-  readonly nextZero: string;
 
   constructor(readonly name: string) {
     this.first = `{${JSON.stringify(name)}:`;
     this.next = `,${JSON.stringify(name)}:`;
-    // Buffer round trips make each a flat string of its own, not a rope of `next` and the value.
-    this.nextNull = flat(`${this.next}null`);
-    this.nextFalse = flat(`${this.next}false`);
-    this.nextZero = flat(`${this.next}0`);
   }
-}
-
-function flat(text: string): string {
-  return Buffer.from(text, 'latin1').toString('latin1');
 }
 
 /** The envelope's own keys; the order fields are written in is createPayload's. */
@@ -129,23 +109,14 @@ export class PayloadFields {
 /** The fields of a payload no hook adds to, written as they come: the same text as PayloadFields writes. */
 export class PayloadWriter {
   private out = '';
-  private written = 0;
 
   /**
    * Write a field, or leave it out when its value is undefined. It is written at once, so the caller
    * checks its options first: a bad option is then still reported ahead of a value json_encode refuses,
-   * as with PayloadFields, which encodes everything at the end.
+   * as with PayloadFields, which encodes everything at the end. Without hooks no key comes twice.
    */
   add(key: EnvelopeKey, value: unknown): void {
-    // Only a hook can set a key already there; one written twice here would be a bug, not a replacement.
-    if ((this.written & key.bit) !== 0) throw new Error(`payload key ${key.name} written twice`);
-    this.written |= key.bit;
     if (value === undefined) return;
-    if (this.out !== '') {
-      if (value === null) return void (this.out += key.nextNull);
-      if (value === false) return void (this.out += key.nextFalse);
-      if (value === 0 && !Object.is(value, -0)) return void (this.out += key.nextZero);
-    }
     this.out += `${this.out === '' ? key.first : key.next}${valueJson(value)}`;
   }
 

@@ -5,8 +5,8 @@ import { InvalidOptionError } from '../errors';
 import { formatPhpFloat } from '../php/float';
 import { phpJsonEncodeMember } from './json';
 import { JsonText, KEYS, KnownJson, PayloadFields, PayloadWriter, PlainText } from './PayloadFields';
-import { randomByte } from './randomBytePool';
-import { randomUuid } from './randomUuid';
+import { randomUuid } from '../uuid';
+import { randomJobId } from './randomJobId';
 import {
   CALL_QUEUED_HANDLER,
   type BackoffSpec,
@@ -34,7 +34,7 @@ export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, comma
   const backoff = backoffString(job.backoff, clock);
   const timeout = integerOrNull('timeout', job.timeout);
   const retryUntil = retryUntilSeconds(job.retryUntil);
-  const tail = new RedisTail(line, opts, clock);
+  const times = new TimeFields(line, opts, clock);
   const p = fieldsFor(opts);
   p.add(KEYS.uuid, opts.uuid ?? new PlainText(randomUuid()));
   p.add(KEYS.displayName, job.displayName ?? job.commandName);
@@ -47,7 +47,7 @@ export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, comma
   p.add(KEYS.retryUntil, retryUntil);
   if (line >= 13) p.add(KEYS.deleteWhenMissingModels, job.deleteWhenMissingModels ?? false);
   p.add(KEYS.data, new CommandData(job.commandName, command, line >= 12 ? job.batchId ?? null : undefined));
-  return finish(p, line, opts, tail);
+  return finish(p, line, opts, times);
 }
 
 const CALL_QUEUED_HANDLER_JSON = new JsonText(JSON.stringify(CALL_QUEUED_HANDLER));
@@ -81,7 +81,7 @@ export function createStringPayload(job: StringJobSpec, opts: PayloadOptions = {
   const line = checkLine(opts.line);
   const uuid = opts.uuid ?? new PlainText(randomUuid());
   const displayName = job.job.split('@')[0];
-  const tail = new RedisTail(line, opts, opts.clock ?? systemClock);
+  const times = new TimeFields(line, opts, opts.clock ?? systemClock);
   const p = fieldsFor(opts);
   p.add(KEYS.uuid, uuid);
   p.add(KEYS.displayName, displayName);
@@ -92,33 +92,19 @@ export function createStringPayload(job: StringJobSpec, opts: PayloadOptions = {
   p.add(KEYS.backoff, null);
   p.add(KEYS.timeout, null);
   p.add(KEYS.data, job.data === undefined ? '' : job.data);
-  return finish(p, line, opts, tail);
+  return finish(p, line, opts, times);
 }
 
-const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
-// Letters gathered as bytes and read as one flat string: joining 32 one-letter strings builds a rope
-// that every later read of the id has to flatten.
-const ID_BYTES = Buffer.allocUnsafe(64);
-
-/** Laravel's `Str::random(32)` alphabet: what RedisQueue uses as the job id. */
-export function randomJobId(length: number = 32): string {
-  const chars = length > ID_BYTES.length ? Buffer.allocUnsafe(Math.ceil(length)) : ID_BYTES;
-  let n = 0;
-  while (n < length) {
-    const byte = randomByte();
-    // 248 = 4 * 62: dropping the bytes above keeps every character equally likely
-    if (byte < 248) chars[n++] = ALPHABET[byte % 62];
-  }
-  return chars.toString('latin1', 0, n);
-}
+// The job id every payload ends with; RedisQueue draws ids ahead of the payload from here too.
+export { randomJobId };
 
 /** Hooks need the fields kept, to replace one in place; without them each is written as it comes. */
 function fieldsFor(opts: PayloadOptions): PayloadFields | PayloadWriter {
   return opts.extra ? new PayloadFields() : new PayloadWriter();
 }
 
-/** The checked values of the tail's own fields (createdAt, delay: lines 12 and 13), ahead of writing. */
-class RedisTail {
+/** createdAt and delay (written on lines 12 and 13), checked before the first field is written. */
+class TimeFields {
   readonly createdAt: number | null = null;
   readonly delay: number | null = null;
 
@@ -131,14 +117,14 @@ class RedisTail {
 }
 
 /** The tail every payload shares: createdAt, hook keys, then the Redis additions. */
-function finish(p: PayloadFields | PayloadWriter, line: LaravelLine, opts: PayloadOptions, tail: RedisTail): string {
-  if (line >= 12) p.add(KEYS.createdAt, tail.createdAt);
+function finish(p: PayloadFields | PayloadWriter, line: LaravelLine, opts: PayloadOptions, times: TimeFields): string {
+  if (line >= 12) p.add(KEYS.createdAt, times.createdAt);
   // set() keeps an existing key where it is, as PHP's array merge does; a hook may also have added
   // id, attempts or delay, so those are set, not added
   if (opts.extra && p instanceof PayloadFields) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
   p.set(KEYS.id, opts.id ?? new PlainText(randomJobId()));
   p.set(KEYS.attempts, 0);
-  if (line >= 12) p.set(KEYS.delay, tail.delay);
+  if (line >= 12) p.set(KEYS.delay, times.delay);
   return p.toJson();
 }
 

@@ -23,8 +23,8 @@ export const LONE_SURROGATE = /\p{Cs}/u;
  * that is an integer beyond 2^53 (its text may hold a 64-bit integer JSON.parse rounded), a -0 (an
  * integer `-0` is 0 in PHP), a string or key holding a surrogate (PHP rejects an unpaired surrogate escape),
  * or an object whose first key is an array index (JS lists those first; the text may have had another
- * order). Checking the parsed value costs a walk over its few fields; a regex over the text cost as much
- * as JSON.parse itself. A true answer only means: parse again exactly. Iterative, so any depth JSON.parse
+ * order). The parsed value is checked rather than the text, since it has far fewer parts to look at.
+ * A true answer only means: parse again exactly. Iterative, so any depth JSON.parse
  * returns is walked.
  */
 export function mayNeedExactParse(value: unknown): boolean {

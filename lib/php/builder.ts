@@ -7,6 +7,7 @@
 // in `use` order. With SerializesModels on a 9.4+ line (12, 13), a property identical (===) to its
 // declared default is left out, as PHP leaves it out; a property without a default is always written.
 import { PhpBuildError } from '../errors';
+import { demangle } from './unserialize';
 import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, SEALED_EMPTY_ARRAY, Visibility } from './values';
 
 // The builder knows the queue traits of 8.83, 12.32+ and 13.24+.
@@ -131,8 +132,8 @@ function propertyOf(p: DeclaredProperty, value: PhpValue): PhpProperty {
 
 // make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads
 // tuning such as `tries` from the live object: dispatch finds those defaults through the declaration the
-// object carries. A private field, not a WeakMap from object to class: its entries cost as much as the
-// rest of make(), and more work in every garbage collection; being private, it is no enumerable property
+// object carries. A private field, not a WeakMap from object to class, so that each object made adds no
+// entry to a table the garbage collector must also trace; being private, it is no enumerable property
 // either, so deep comparisons see the PhpObject alone.
 class DeclaredObject extends PhpObject {
   readonly #declaration: PhpClass;
@@ -158,6 +159,10 @@ export function phpClass(className: string, properties: Readonly<Record<string, 
   const declared: DeclaredProperty[] = [];
   for (const [owner, props] of [[className, properties] as const, ...traits.map((t) => [`trait ${t.name}`, t.properties] as const)]) {
     for (const [name, spec] of Object.entries(props)) {
+      // JS lists such names first, whatever order they were written in; PHP cannot declare them anyway
+      if (isArrayIndex(name)) {
+        throw new PhpBuildError(`${className}: property name ${name} of ${owner} is an integer, which PHP cannot declare; for integer keys use php.serialized()`);
+      }
       if (declared.some((p) => p.name === name)) throw new PhpBuildError(`${className}: property ${name} of ${owner} is declared twice`);
       const decl: PropertyDeclaration = typeof spec === 'string' ? { visibility: spec } : spec;
       if (!['public', 'protected', 'private'].includes(decl.visibility)) throw new PhpBuildError(`${className}: property ${name} has visibility ${String(decl.visibility)}`);
@@ -229,17 +234,27 @@ export class PhpFloat {
   constructor(readonly value: number) {}
 }
 
+/** A decimal string PHP stores as an int key: no sign quirks, no leading zeros ("7", "-2"; not "07", "-0"). */
+const INTEGER_LIKE = /^(0|-?[1-9][0-9]*)$/;
+
+/** A key JS lists before all others, ascending, whatever order it was added in: "0" to "4294967294". */
+function isArrayIndex(key: string): boolean {
+  return /^(0|[1-9][0-9]{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
+}
+
 /**
  * Convert a JS value to a PhpValue: integral number -> int (float via php.float), other number -> float,
- * bigint -> int, string, boolean, null, Buffer -> PhpBytes, JS array -> list, plain object or Map -> array
- * (integer-like string keys become int keys, as PHP makes them). Arrays, objects and the other model
- * classes pass through untouched, but a bare JS number always follows the int rule, even a float read
- * from PHP: wrap it in php.float().
+ * -0 -> the float -0.0 (only floats have a negative zero), bigint -> int, string, boolean, null,
+ * Buffer -> PhpBytes, JS array -> list, Map -> array in the Map's order, plain object -> array
+ * (integer-like string keys become int keys, as PHP makes them). A plain object cannot hold integer-like
+ * keys in the order they were written (JS lists them first, ascending), so one that mixes them with other
+ * keys is refused: use a Map. Arrays, objects and the other model classes pass through untouched, but a
+ * bare JS number always follows the int rule, even a float read from PHP: wrap it in php.float().
  */
 export function toPhp(value: unknown, where = 'value'): PhpValue {
   if (value === null || typeof value === 'boolean' || typeof value === 'string' || typeof value === 'bigint') return value;
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) return value;
+    if (!Number.isInteger(value) || Object.is(value, -0)) return value;
     if (!Number.isSafeInteger(value)) throw new PhpBuildError(`${where}: ${value} is beyond 2^53; use a bigint for an int or php.float() for a float`);
     return BigInt(value);
   }
@@ -253,7 +268,14 @@ export function toPhp(value: unknown, where = 'value'): PhpValue {
   }
   if (value instanceof Date) throw new PhpBuildError(`${where}: use php.dateTime(date, { timezone, immutable }) for a Date`);
   if (typeof value === 'object' && isPlainObject(value)) {
-    return new PhpArray(Object.entries(value).map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}.${k}`)] as [PhpArrayKey, PhpValue]));
+    const entries = Object.entries(value);
+    const indexes = entries.filter(([k]) => isArrayIndex(k)).length;
+    if (indexes > 0 && indexes < entries.length) {
+      throw new PhpBuildError(
+        `${where}: a plain object mixing non-negative integer keys with other keys loses their order (JS lists those first); use a Map, e.g. new Map([['z', 1], [10, 2]])`,
+      );
+    }
+    return new PhpArray(entries.map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}.${k}`)] as [PhpArrayKey, PhpValue]));
   }
   const kind = typeof value === 'object' ? `an instance of ${value.constructor?.name ?? 'a class'}` : typeof value;
   throw new PhpBuildError(`${where}: ${kind} has no PHP form; build objects with phpClass(...).make()`);
@@ -269,7 +291,7 @@ function arrayKey(key: unknown, where: string): PhpArrayKey {
   if (typeof key === 'bigint') return key;
   if (typeof key === 'number' && Number.isSafeInteger(key)) return BigInt(key);
   if (typeof key === 'string') {
-    if (/^(0|-?[1-9][0-9]*)$/.test(key)) {
+    if (INTEGER_LIKE.test(key)) {
       const n = BigInt(key);
       if (n >= -(2n ** 63n) && n < 2n ** 63n) return n;
     }
@@ -326,6 +348,30 @@ export const php = {
   /** A PHP float, even for an integral number. */
   float(n: number): PhpFloat {
     return new PhpFloat(n);
+  },
+  /**
+   * An object of a class whose `__serialize()` returns `data` (a JS array, Map, plain object or PhpArray):
+   * its integer keys are written `i:0;` as PHP writes them, string keys as property names. The data of
+   * PHP's own classes, as PHP 8.2 writes it: `ArrayObject`/`ArrayIterator` [flags, storage, [], null]
+   * (plus the iterator class for ArrayObject when set), `SplQueue`/`SplStack`/`SplDoublyLinkedList`
+   * [mode, items, []], `SplObjectStorage` [[object, info, object, info...], []], `SplFixedArray` the items.
+   */
+  serialized(className: string, data: unknown): PhpObject {
+    const where = `php.serialized(${className})`;
+    const array = toPhp(data, where);
+    if (!(array instanceof PhpArray)) throw new PhpBuildError(`${where}: the data must be an array, as __serialize() returns`);
+    const props: PhpProperty[] = [];
+    for (const [key, value] of array.entries) {
+      if (typeof key === 'bigint') {
+        props.push({ name: String(key), visibility: 'public', integerKey: true, value });
+        continue;
+      }
+      // a key such as "\0*\0x" reads back as a mangled name, so it is kept as one to be written the same
+      const parts = demangle(key);
+      if (parts === undefined) throw new PhpBuildError(`${where}: key ${JSON.stringify(key)} starts with a NUL byte but is no mangled name`);
+      props.push({ ...parts, value });
+    }
+    return new PhpObject(className, props);
   },
   /** A PHP enum case, `E:len:"Class:Case";`. */
   enum(className: string, caseName: string): PhpEnum {

@@ -1,7 +1,9 @@
 // Writer for PHP's serialize() format: the byte-exact inverse of unserialize.ts.
 // References are written as the model holds them (kind and slot index); the writer counts slots the way
 // PHP does so that an index pointing nowhere, or at something else than its target, is caught here
-// instead of failing inside a PHP worker.
+// instead of failing inside a PHP worker. As PHP does within one serialize() call, an object met again
+// (the same PhpObject or PhpCustomObject, or the same enum case) is written `r:<slot of its first sight>;`,
+// so PHP unserializes one object where JS held one, and an object can hold itself.
 import { SerializeError } from '../errors';
 import { phpJsonEncode, phpJsonStringBody } from '../payload/json';
 import { isAscii } from './ascii';
@@ -77,6 +79,8 @@ class Writer {
   out = '';
   private chunks: Buffer[] | null = null;
   private readonly slots: PhpValue[] = [];
+  /** The objects (and enum cases, by name) written so far, with their slot: seen again, they are `r:`. */
+  private readonly objects = new ObjectSlots();
   /** The containers being written, outermost first: a few, where a scan beats hashing each into a Set. */
   private readonly open: (PhpArray | PhpObject)[] = [];
   /** The same containers as a Set, once nesting is deep enough for scans to add up. */
@@ -115,10 +119,24 @@ class Writer {
     }
     if (value instanceof PhpBytes) return this.bytes(value.bytes);
     if (value instanceof PhpArray) return this.array(value);
-    if (value instanceof PhpObject) return this.object(value);
-    if (value instanceof PhpEnum) return this.enumCase(value);
-    if (value instanceof PhpCustomObject) return this.custom(value);
+    if (value instanceof PhpObject) return this.again(value) ? undefined : this.object(value);
+    if (value instanceof PhpEnum) return this.again(`${value.className}:${value.caseName}`) ? undefined : this.enumCase(value);
+    if (value instanceof PhpCustomObject) return this.again(value) ? undefined : this.custom(value);
     throw new SerializeError(`not a PHP value: ${describe(value)}`);
+  }
+
+  /**
+   * For an object (or an enum case's name) that has just taken the last slot: true when it was written
+   * before, after writing `r:` to its first slot; else remembers that slot and returns false.
+   */
+  private again(object: PhpObject | PhpCustomObject | string): boolean {
+    const first = this.objects.get(object);
+    if (first === undefined) {
+      this.objects.set(object, this.slots.length);
+      return false;
+    }
+    this.out += `r:${first};`;
+    return true;
   }
 
   private array(array: PhpArray): void {
@@ -149,7 +167,7 @@ class Writer {
       const keys = layout.keys;
       for (let i = 0; i < keys.length; i++) {
         const value = properties[i].value;
-        // a null (most of Queueable's properties) is written with its key, one piece of the rope instead of two
+        // a null (most of Queueable's properties) is written together with its key, from text made once per layout
         if (value === null) {
           this.slots.push(null);
           this.out += this.json ? keys[i].jsonNull : keys[i].plainNull;
@@ -162,9 +180,10 @@ class Writer {
       const seen = new NameSet();
       const keys: NameText[] = [];
       for (const property of properties) {
-        const name = mangle(property, className);
+        const name = property.integerKey ? integerKeyName(property, className) : mangle(property, className);
+        // the name "0" and the integer key 0 are one key to PHP, so they share the check
         if (!seen.add(name)) throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
-        const key = propertyKey(name);
+        const key = property.integerKey ? integerKey(name) : propertyKey(name);
         keys.push(key);
         this.out += this.json ? key.json : key.plain;
         this.value(property.value);
@@ -250,28 +269,49 @@ const REMEMBERED = 4096;
 const classPrefixes = new Map<string, NameText>();
 const propertyKeys = new Map<string, NameText>();
 
-/** The serialized text of a name, plain and as it reads inside a JSON string. */
+/** The serialized text of a name (or of an integer key), plain and as it reads inside a JSON string. */
 class NameText {
-  readonly plain: string;
-  readonly json: string;
   /** The text followed by a null's, `N;`. */
   readonly plainNull: string;
   readonly jsonNull: string;
 
-  constructor(head: string, name: string, tail: string) {
-    this.plain = `${head}"${name}"${tail}`;
-    this.json = `${head}\\"${phpJsonStringBody(name)}\\"${tail}`;
-    this.plainNull = `${this.plain}N;`;
-    this.jsonNull = `${this.json}N;`;
+  constructor(
+    readonly plain: string,
+    readonly json: string,
+  ) {
+    this.plainNull = `${plain}N;`;
+    this.jsonNull = `${json}N;`;
+  }
+
+  /** `<head>"<name>"<tail>`. */
+  static quoted(head: string, name: string, tail: string): NameText {
+    return new NameText(`${head}"${name}"${tail}`, `${head}\\"${phpJsonStringBody(name)}\\"${tail}`);
   }
 }
 
 function classPrefix(className: string): NameText {
-  return classPrefixes.get(className) ?? remember(classPrefixes, className, new NameText(`O:${utf8Length(className, 'a class name')}:`, className, ':'));
+  return classPrefixes.get(className) ?? remember(classPrefixes, className, NameText.quoted(`O:${utf8Length(className, 'a class name')}:`, className, ':'));
 }
 
 function propertyKey(name: string): NameText {
-  return propertyKeys.get(name) ?? remember(propertyKeys, name, new NameText(`s:${utf8Length(name, 'a property name')}:`, name, ';'));
+  return propertyKeys.get(name) ?? remember(propertyKeys, name, NameText.quoted(`s:${utf8Length(name, 'a property name')}:`, name, ';'));
+}
+
+/** `i:<name>;`: digits and a minus sign read the same inside a JSON string. */
+function integerKey(name: string): NameText {
+  const text = `i:${name};`;
+  return new NameText(text, text);
+}
+
+const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]*)$/;
+
+/** The name of an integer-keyed property, checked: a public property named by an int in PHP's range. */
+function integerKeyName(property: PhpProperty, className: string): string {
+  const { name } = property;
+  if (property.visibility !== 'public') throw new SerializeError(`integer key ${name} of ${className} is ${property.visibility}; integer keys are public`);
+  if (!INTEGER_TEXT.test(name)) throw new SerializeError(`integer key ${JSON.stringify(name)} of ${className} is not an integer's decimal text`);
+  checkInt(BigInt(name));
+  return name;
 }
 
 /**
@@ -288,6 +328,7 @@ class Layout {
   private readonly names: string[];
   private readonly visibilities: Visibility[];
   private readonly declaringClasses: (string | undefined)[];
+  private readonly integerKeys: boolean[];
 
   constructor(
     properties: readonly PhpProperty[],
@@ -296,9 +337,10 @@ class Layout {
     this.names = properties.map((p) => p.name);
     this.visibilities = properties.map((p) => p.visibility);
     this.declaringClasses = properties.map((p) => p.declaringClass);
+    this.integerKeys = properties.map((p) => p.integerKey === true);
   }
 
-  /** True when these properties have the same names, visibilities and declaring classes, in the same order. */
+  /** True when these properties have the same names, visibilities, declaring classes and kinds of key, in order. */
   fits(properties: readonly PhpProperty[]): boolean {
     const n = this.names.length;
     if (properties.length !== n) return false;
@@ -306,6 +348,7 @@ class Layout {
       const p = properties[i];
       // `?.`: a hole or null where a property should be fails here as it fails the long way
       if (p?.name !== this.names[i] || p.visibility !== this.visibilities[i] || p.declaringClass !== this.declaringClasses[i]) return false;
+      if ((p.integerKey === true) !== this.integerKeys[i]) return false;
     }
     return true;
   }
@@ -338,6 +381,33 @@ class NameSet {
     if (this.set.has(name)) return false;
     this.set.add(name);
     return true;
+  }
+}
+
+/**
+ * The objects of one serialize() call with the slot each was first written at. A job holds a handful of
+ * objects, where a scan of a short list costs less than creating a Map; past that, a Map.
+ */
+class ObjectSlots {
+  private static readonly SCAN_UP_TO = 16;
+  private readonly objects: unknown[] = [];
+  private readonly slots: number[] = [];
+  private map: Map<unknown, number> | null = null;
+
+  get(object: unknown): number | undefined {
+    if (this.map !== null) return this.map.get(object);
+    const i = this.objects.indexOf(object);
+    return i < 0 ? undefined : this.slots[i];
+  }
+
+  set(object: unknown, slot: number): void {
+    if (this.map !== null) {
+      this.map.set(object, slot);
+      return;
+    }
+    this.objects.push(object);
+    this.slots.push(slot);
+    if (this.objects.length > ObjectSlots.SCAN_UP_TO) this.map = new Map(this.objects.map((o, i) => [o, this.slots[i]]));
   }
 }
 

@@ -34,7 +34,7 @@ const FLOAT_TEXT = /^(?:[+-]?(?:[0-9]+|[0-9]*\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][+-]
 const HIGH_BYTE = /[\x80-\xff]/g;
 /** Up to this many digits a decimal fits a double exactly, so it can be summed digit by digit. */
 const EXACT_DIGITS = 15;
-/** Up to this many properties a linear scan finds a duplicate name faster than a Set. */
+/** Up to this many properties a duplicate name is looked for by a linear scan rather than a Set. */
 const SCAN_PROPERTIES = 16;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -281,7 +281,11 @@ class Reader {
     const known = knownNamesOf(className);
     for (let i = 0; i < count; i++) {
       const at = this.pos;
-      if (this.src.charCodeAt(at) !== LETTER_s) this.fail(`expected a property name (s), found ${this.found()}`);
+      if (this.src.charCodeAt(at) === LETTER_i) {
+        this.integerKey(properties, seen, className, depth);
+        continue;
+      }
+      if (this.src.charCodeAt(at) !== LETTER_s) this.fail(`expected a property name (s) or an integer key (i), found ${this.found()}`);
       const start = this.quoted(LETTER_s, 'a property name');
       const end = this.pos - 1;
       this.expect(SEMICOLON, 'after a property name');
@@ -306,6 +310,21 @@ class Reader {
     if (this.src.charCodeAt(this.pos) !== CLOSE) this.failExpected(CLOSE, `to close an object of ${count} propert${count === 1 ? 'y' : 'ies'}`);
     this.pos++;
     return object;
+  }
+
+  /**
+   * An integer key and its value (`i:0;...`), as an object whose `__serialize()` returns integer keys
+   * writes it (ArrayObject, SplQueue, a class returning a list). Kept apart from a name such as
+   * `s:1:"0";` so that it is written back as `i:`; the name `"0"` and the key 0 are the same key to PHP.
+   */
+  private integerKey(properties: PhpProperty[], seen: Set<string> | null, className: string, depth: number): void {
+    const at = this.pos++;
+    this.expect(COLON, 'after i');
+    const name = String(this.int('an integer key'));
+    // a public name is its own mangled form, so the checks for names find this key too
+    if (seen === null ? isDeclared(properties, name, null) : seen.has(name)) this.fail(`duplicate property ${JSON.stringify(name)} in ${className}`, at);
+    seen?.add(name);
+    properties.push({ name, visibility: 'public', integerKey: true, value: this.value(depth + 1) });
   }
 
   private enumCase(): PhpEnum {
@@ -455,10 +474,9 @@ interface KnownName {
 
 // Every job of a class serializes the same property names in the same order. Remembered per class and
 // position, a name just read is compared with the one seen last time and, when equal, that earlier string
-// and its demangled parts are used: the fresh slice is dropped young, no demangling is repeated, and V8
-// finds the kept string already internalized when toPlain uses it as a key (measured: a fresh key costs
-// about 14 times as much to store as a known one). Bounded: past KNOWN_CLASSES classes, new ones are
-// read the plain way. The class met last is checked before the map, since a queue mostly carries one.
+// and its demangled parts are used: the fresh slice is dropped young, no demangling is repeated, and
+// toPlain gets back a key string the engine has already seen as a property name. Bounded: past
+// KNOWN_CLASSES classes, new ones are read the plain way. The class met last is checked before the map, since a queue mostly carries one.
 const KNOWN_CLASSES = 256;
 const knownNames = new Map<string, KnownName[]>();
 let lastClass: { name: string; names: KnownName[] } | undefined;

@@ -75,10 +75,16 @@ export interface PhpProperty {
   visibility: Visibility;
   /** For private properties: the class that declares it (`\0Class\0name`). */
   declaringClass?: string;
+  /**
+   * True for an integer key (`i:0;`), which objects whose `__serialize()` returns integer keys write
+   * (ArrayObject, SplQueue, SplObjectStorage, a class returning a list). `name` is then the integer's
+   * decimal text and the visibility public. Unset for a named property (`s:1:"0";` is the name "0").
+   */
+  integerKey?: boolean;
   value: PhpValue;
 }
 
-/** A PHP object (`O:`), properties in serialized order. */
+/** A PHP object (`O:`), properties in serialized order (integer keys included, see PhpProperty). */
 export class PhpObject {
   constructor(
     readonly className: string,

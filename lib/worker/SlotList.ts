@@ -1,15 +1,12 @@
 // An unordered list with constant-time removal, for the worker's slots and unfinished attempts, which
-// turn over thousands of times a second while the worker lives.
+// turn over with every job while the worker lives.
 //
-// It replaces a Set for the garbage collector's sake. A GC trace (`node --trace-gc-nvp`) of the worker at
-// concurrency 50 showed 22% of the young generation surviving each scavenge, nearly all of it promoted,
-// although a job lives 1-4 ms; with this list in place of the slots' Set, 2.5% and nothing promoted.
-// (Below concurrency 33 the Set did no harm.) The likely reason: a long-lived Set sits in V8's old
-// generation and, as its entries turn over, rebuilds its hash table there; a table it leaves behind
-// still points at the slots it held, the young-generation collector cannot tell it is garbage, and
-// everything those slots reach (job, payload, command, promises) is copied and promoted until the next
-// full collection. An array clears a freed cell at once, and once it has grown to the worker's
-// concurrency it keeps its backing store.
+// It replaces a Set for the garbage collector's sake. A long-lived Set sits in V8's old generation and,
+// as its entries turn over, rebuilds its hash table there; a table it leaves behind still points at the
+// entries it held, the young-generation collector cannot tell it is garbage, and everything those
+// entries reach (job, payload, command, promises) is promoted until the next full collection. An array
+// clears a freed cell at once, and once it has grown to the worker's concurrency it keeps its backing
+// store. (The GC traces that showed this are in the commit history.)
 
 /** A value in the list, with its position (kept by the list, so removal needs no lookup). */
 export interface SlotEntry<T> {

@@ -1,29 +1,24 @@
-// The worker's slots: up to `concurrency` jobs in flight. A slot frees when its handler has settled (and
-// `rest` passed), not when its attempt is over: a timed-out handler still holds its slot, so one process
-// never runs more handlers than it was allowed, nor one job twice at once.
+// The worker's slots: up to `concurrency` attempts in flight. A slot frees when its handler has settled
+// (and `rest` passed), not when its attempt is over: a timed-out handler still holds its slot, so one
+// process never runs more handlers than it was allowed, nor one job twice at once. An attempt stays
+// unfinished until the worker is done with it: its outcome settled, or, once it timed out, its timeout
+// handled and its handler settled or given up as hung. That may come after its slot frees (a final
+// delete still waiting for Redis) or before (a hung handler). A stop waits for the unfinished ones.
 import { LarqError } from '../errors';
 import type { WorkerJob } from '../jobs/contracts';
-import type { InFlight } from './InFlight';
+import type { Attempt } from './Attempt';
 import { SlotList } from './SlotList';
-
-/** One occupied slot. */
-export interface Slot<J extends WorkerJob> {
-  flight: InFlight<J>;
-  /** Settles when the handler settled and `rest` passed: the slot is free again. Never rejects. */
-  done: Promise<void>;
-  /** Settles when the attempt is over (finished, or timed out and handled): what a stop waits for. Never rejects. */
-  over: Promise<void>;
-}
 
 /** The set of occupied slots of one worker. */
 export class Slots<J extends WorkerJob> {
-  // Lists, not Sets: see SlotList for what a Set costs the garbage collector here.
-  private readonly occupied = new SlotList<Slot<J>>();
-  // Who waits for a slot to free: resolved all at once by the next slot that frees.
-  private waiters: (() => void)[] = [];
-  // Attempts not over yet, whether or not their slot is still held: a handler that settled right at its
-  // timeout frees the slot while the worker is still failing the job, and a stop must wait for that.
-  private readonly unfinished = new SlotList<Promise<void>>();
+  // Lists, not Sets: see SlotList for why.
+  private readonly occupied = new SlotList<Attempt<J>>();
+  private readonly unfinished = new SlotList<Attempt<J>>();
+  // Who waits for a slot to free, or for the attempts to finish: all woken at once by the next change.
+  private slotWaiters: (() => void)[] = [];
+  private finishWaiters: (() => void)[] = [];
+  // Bumped by interruptWaits(): a wait that began before returns even with no slot free.
+  private interruptions = 0;
 
   // Slots promised to pops still on their way (see hold()).
   private holding = 0;
@@ -42,6 +37,11 @@ export class Slots<J extends WorkerJob> {
     return this.holding;
   }
 
+  /** How many attempts the worker is not done with yet. */
+  get unfinishedCount(): number {
+    return this.unfinished.size;
+  }
+
   /** Hold `n` free slots for a pop in flight, so a second pop cannot promise them too. */
   hold(n: number): void {
     this.holding += n;
@@ -50,65 +50,75 @@ export class Slots<J extends WorkerJob> {
   /** Give back slots held for a pop that has come back (its jobs are then added); wakes waiters. */
   unhold(n: number): void {
     this.holding -= n;
-    this.wakeWaiters();
+    this.wake(this.slotWaiters, (w) => (this.slotWaiters = w));
   }
 
-  /** Occupy a slot until `slot.done` settles. */
-  add(slot: Slot<J>): void {
-    const occupying = this.occupied.add(slot);
-    const attempt = this.unfinished.add(slot.over);
-    // then(f, f) rather than finally(f): neither promise rejects, and finally costs several more objects
-    // and a turn more per job.
-    const over = (): void => this.unfinished.remove(attempt);
-    void slot.over.then(over, over);
-    const free = (): void => {
-      this.occupied.remove(occupying);
-      this.wakeWaiters();
-    };
-    void slot.done.then(free, free);
+  /** Occupy a slot with `attempt` until vacate(attempt); it is unfinished until finish(attempt). */
+  add(attempt: Attempt<J>): void {
+    attempt.slotEntry = this.occupied.add(attempt);
+    attempt.unfinishedEntry = this.unfinished.add(attempt);
   }
 
-  private wakeWaiters(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
+  /** The attempt's handler settled (and `rest` passed): its slot is free. Again does nothing. */
+  vacate(attempt: Attempt<J>): void {
+    if (attempt.slotEntry) this.occupied.remove(attempt.slotEntry);
+    this.wake(this.slotWaiters, (w) => (this.slotWaiters = w));
   }
 
-  /** The jobs whose handlers are still running within their time (what the heartbeat extends). */
-  runningJobs(): J[] {
-    return this.occupied
-      .values()
-      .map((slot) => slot.flight)
-      .filter((f) => f.state === 'running' && !f.job.isDeletedOrReleased() && !f.job.hasFailed())
-      .map((f) => f.job);
+  /** The worker is done with the attempt. Again does nothing. */
+  finish(attempt: Attempt<J>): void {
+    if (attempt.unfinishedEntry) this.unfinished.remove(attempt.unfinishedEntry);
+    this.wake(this.finishWaiters, (w) => (this.finishWaiters = w));
   }
 
-  /** Resolve once a slot is free, or as soon as `wake` aborts. */
-  async waitForFree(wake: AbortSignal): Promise<void> {
-    // One waiter per call instead of a race over every slot: at concurrency 50 the worker waits once per
-    // pass, and racing 50 promises each time cost more than the no-op jobs it was waiting for. The abort
-    // wakes every waiter through one listener per signal: adding and removing an EventTarget listener on
-    // every pass showed in the profile (node:internal/event_target, about 4 us a pass at concurrency 50).
-    if (this.listeningTo !== wake) {
-      this.listeningTo = wake;
-      wake.addEventListener('abort', () => this.wakeWaiters(), { once: true });
-    }
-    while (this.free <= 0 && !wake.aborted) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  /** The attempts whose handlers have not settled (or whose `rest` has not passed), in no particular order. */
+  attempts(): Attempt<J>[] {
+    return this.occupied.values();
+  }
+
+  /** End every wait in waitForFree() now, slot free or not (the stop checks are due). */
+  interruptWaits(): void {
+    this.interruptions++;
+    this.wake(this.slotWaiters, (w) => (this.slotWaiters = w));
   }
 
   /**
-   * Wait until every attempt in flight is over, for at most `graceSeconds` (0: no limit). Past the grace the
+   * Resolve once a slot is free, `wake` aborts, or interruptWaits() is called. `forAnyChange`: resolve at
+   * the next change (a slot freed, held slots given back) even when a slot was free already.
+   */
+  async waitForFree(wake: AbortSignal, forAnyChange = false): Promise<void> {
+    // One waiter per call instead of a race over every slot, and one abort listener per signal rather
+    // than one added and removed on every pass: this runs once per pass.
+    if (this.listeningTo !== wake) {
+      this.listeningTo = wake;
+      wake.addEventListener('abort', () => this.wake(this.slotWaiters, (w) => (this.slotWaiters = w)), { once: true });
+    }
+    const interruptions = this.interruptions;
+    if (forAnyChange && !wake.aborted) return void (await new Promise<void>((resolve) => this.slotWaiters.push(resolve)));
+    while (this.free <= 0 && !wake.aborted && this.interruptions === interruptions) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /**
+   * Wait until every attempt is finished, for at most `graceSeconds` (0: no limit). Past the grace the
    * running handlers' signals abort and their jobs stay reserved, as a killed worker's would.
    */
   async drain(graceSeconds: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<void> {
-    const over = Promise.all(this.unfinished.values());
-    if (graceSeconds === 0) return void (await over);
+    const allFinished = (async () => {
+      while (this.unfinished.size > 0) await new Promise<void>((resolve) => this.finishWaiters.push(resolve));
+    })();
+    if (graceSeconds === 0) return void (await allFinished);
     const timer = new AbortController();
-    const graceExpired = await Promise.race([over.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
+    const graceExpired = await Promise.race([allFinished.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
     timer.abort();
     if (!graceExpired) return;
-    for (const { flight } of this.occupied.values()) {
-      if (flight.state === 'running') flight.abort(new LarqError(`the worker stopped before ${flight.job.resolveName()} finished`));
+    for (const attempt of this.occupied.values()) {
+      if (attempt.state === 'running') attempt.abort(new LarqError(`the worker stopped before ${attempt.job.resolveName()} finished`));
     }
+  }
+
+  private wake(waiters: (() => void)[], replace: (fresh: (() => void)[]) => void): void {
+    if (waiters.length === 0) return;
+    replace([]);
+    for (const resolve of waiters) resolve();
   }
 }

@@ -21,12 +21,12 @@ export async function timerSleep(ms: number, signal?: AbortSignal): Promise<void
 
 /**
  * Bytes in use, as the `memory` option means it. Like PHP's memory_get_usage(true): what the runtime's
- * allocator holds (V8 heap + buffers), not the resident size, which counts ~40 MB of executable and JIT
- * code before any work is done and would trip Laravel's 128 MB default for no reason.
+ * allocator holds (V8 heap + buffers), not the resident size, which also counts the executable and its
+ * JIT code before any work is done and so would bring Laravel's 128 MB default within reach for no reason.
  */
 export function heapMemoryUsage(): number {
   // v8's own counters: process.memoryUsage() would also read the resident size from /proc on every call,
-  // which the worker makes once per pass.
+  // and the worker asks on every pass.
   const { total_heap_size: heapTotal, external_memory: external } = getHeapStatistics();
   return heapTotal + external;
 }

@@ -1,4 +1,5 @@
-// Laravel's job features across the language boundary, against real Laravel 8.83 on the same Redis:
+// Laravel's job features across the language boundary, against real Laravel on the same Redis, on every
+// line of LARAVEL_LINES (8.83, 12.67, 13.26):
 // chains, batches, unique jobs, models, queued listeners, closures and encrypted jobs, each with PHP and
 // larq workers taking turns on the same flow.
 import { expect } from 'chai';
@@ -18,23 +19,29 @@ import { dispatchUnique, uniqueJobs } from '../../lib/features/unique';
 import { BatchRepository, batchHooks, dispatchBatch, type BatchRecord } from '../../lib/features/batch';
 import { modelHooks, modelReference, modelReferences, type ModelReference } from '../../lib/features/models';
 import { dispatchListener, queuedListener } from '../../lib/features/wrappers';
-import { ChainStep, SecretJob } from '../support/phpJobs';
+import { phpJobsFor } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
-import { phpDispatch, requirePhp, runLaravelWorker, runLaravelWorkerDetailed, runPhp, type WorkerRecord } from '../support/php';
+import { LARAVEL_LINES, laravelHarness, requirePhp, type WorkerRecord } from '../support/php';
 
 const stepOf = (r: WorkerRecord): unknown => {
   const d = r.description as { t: string; props?: { name: string; value: { v?: unknown } }[] };
   return d.props?.find((p) => p.name === 'step')?.value.v;
 };
 
-describe('interop: Laravel job features with larq in the flow', function () {
+/** Each line's skeleton cache prefix, given to both sides (8.x's Redis store adds ':', later ones nothing). */
+const CACHE_PREFIX = { 8: 'laravel_cache', 12: 'laravel_cache_', 13: 'laravel-cache-' } as const;
+
+for (const line of LARAVEL_LINES) describe(`interop: Laravel ${line} job features with larq in the flow`, function () {
   this.timeout(90000);
+  const { major, phpDispatch, runLaravelWorker, runLaravelWorkerDetailed, runPhp } = laravelHarness(line);
+  const { ChainStep, SecretJob } = phpJobsFor(major);
+  const cachePrefix = CACHE_PREFIX[major];
   let port: number;
   let client: Redis;
   let dir: string;
 
   before(async function () {
-    requirePhp(this);
+    requirePhp(this, line);
     port = await requireRedis(this);
     client = rawClient(port);
     dir = mkdtempSync(join(tmpdir(), 'larq-interop-features-'));
@@ -51,7 +58,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
   }
 
   function setup(prefix: string, hooks: CommandHooks[] | ((queue: RedisQueue) => CommandHooks[]) = [], extra: { failedSqlite?: string } = {}) {
-    const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90 });
+    const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 90 });
     const handlers = new Handlers({ hooks: typeof hooks === 'function' ? hooks(queue) : hooks });
     const failed = extra.failedSqlite ? createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: extra.failedSqlite } }) : undefined;
     const errors: Error[] = [];
@@ -89,7 +96,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
 
     it('carries extra payload keys (Context, Horizon) to the next step', async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
       try {
         await dispatchChain(queue, [ChainStep.make({ step: 1 }), ChainStep.make({ step: 2 })], { queue: 'node' });
         // rewrite the first payload with an extra key, as a createPayloadUsing hook would have
@@ -104,7 +111,9 @@ describe('interop: Laravel job features with larq in the flow', function () {
         const p = JSON.parse(next);
         expect(p['illuminate:log:context']).to.deep.equal({ data: { k: 's:1:"v";' }, hidden: [] });
         expect(p.tags).to.deep.equal(['a']);
-        expect(Object.keys(p).slice(-2)).to.deep.equal(['id', 'attempts']);
+        // RedisQueue puts id and attempts after everything else; 12.x and 13.x add delay after them.
+        const tail = major === 8 ? ['id', 'attempts'] : ['id', 'attempts', 'delay'];
+        expect(Object.keys(p).slice(-tail.length)).to.deep.equal(tail);
         const records = await runLaravelWorker({ port, prefix, queue: 'node' });
         expect(records.map(stepOf)).to.deep.equal([2]);
       } finally {
@@ -114,7 +123,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
 
     it('a chain built in Node runs in PHP, step by step', async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
       try {
         await dispatchChain(queue, [1, 2, 3].map((step) => ChainStep.make({ step })), { queue: 'default' });
         const records = await runLaravelWorker({ port, prefix, queue: 'default' });
@@ -127,7 +136,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
   });
 
   describe('batches (2)', () => {
-    const BatchStep = phpClass('App\\Jobs\\BatchStep', { n: 'public', fails: 'public' }, { traits: laravelJobTraits(8, { batchable: true }), serializesModels: true });
+    const BatchStep = phpClass('App\\Jobs\\BatchStep', { n: 'public', fails: 'public' }, { traits: laravelJobTraits(major, { batchable: true }), serializesModels: true });
     const stepN = (raw: string): number => Number(/s:1:"n";i:(\d+);/.exec(JSON.parse(raw).data.command)![1]);
 
     async function phpBatch(prefix: string, sqlite: string): Promise<string> {
@@ -164,7 +173,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
         await client.rpush(`${prefixB}queues:node`, raw);
       }
       const repoB = new BatchRepository({ driver: 'sqlite', database: sqliteB });
-      const queue = new RedisQueue({ connection: { port }, prefix: prefixB, laravel: 8 });
+      const queue = new RedisQueue({ connection: { port }, prefix: prefixB, laravel: major });
       const ran: number[] = [];
       let failedUuid: string | null = null;
       const handlers = new Handlers({ hooks: [batchHooks(repoB)] }).object('App\\Jobs\\BatchStep', (c, ctx) => {
@@ -195,7 +204,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
       const sqlite = join(dir, `${prefix}-batches.sqlite`);
       const repo = new BatchRepository({ driver: 'sqlite', database: sqlite });
       await repo.createTable();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
       try {
         const batch = await dispatchBatch(queue, repo, [BatchStep.make({ n: 1, fails: false }), BatchStep.make({ n: 2, fails: false })], { name: 'from-node', queue: 'default' });
         const found = await phpDispatch('find-batch', { port, prefix, args: [batch.id], env: { LARQ_BATCH_SQLITE: sqlite } });
@@ -215,22 +224,24 @@ describe('interop: Laravel job features with larq in the flow', function () {
 
   describe('unique jobs (3)', () => {
     const classes = { 'App\\Jobs\\UniqueJob': {} };
-    const UniqueJob = phpClass('App\\Jobs\\UniqueJob', { uniqueId: 'public' }, { traits: laravelJobTraits(8), serializesModels: true });
+    const UniqueJob = phpClass('App\\Jobs\\UniqueJob', { uniqueId: 'public' }, { traits: laravelJobTraits(major), serializesModels: true });
+    // UniqueLock::getKey: class and uniqueId run together on 8.x-10.x, joined by ':' from 11.0.
+    const lockKey = (id: string) => (major === 8 ? `laravel_unique_job:App\\Jobs\\UniqueJob${id}` : `laravel_unique_job:App\\Jobs\\UniqueJob:${id}`);
 
     it('from PHP, run in larq: a second dispatch while pending is skipped; after the run it is dispatched again', async () => {
       const prefix = randomPrefix();
-      const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix: 'laravel_cache', laravel: 8, database: 0 });
-      const { queue, handlers, run } = setup(prefix, [uniqueJobs(classes, cache, { laravel: 8 })]);
+      const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix, laravel: major, database: 0 });
+      const { queue, handlers, run } = setup(prefix, [uniqueJobs(classes, cache, { laravel: major })]);
       const ran: unknown[] = [];
       handlers.object('App\\Jobs\\UniqueJob', (c) => void ran.push(c.uniqueId));
       try {
-        expect((await phpDispatch('unique', { port, prefix, args: ['u1'] })).ids).to.have.length(1);
-        expect(await cache.lock('laravel_unique_job:App\\Jobs\\UniqueJobu1').currentOwner()).to.be.a('string');
-        expect((await phpDispatch('unique', { port, prefix, args: ['u1'] })).ids).to.have.length(0);
+        expect((await phpDispatch('unique', { port, prefix, cachePrefix, args: ['u1'] })).ids).to.have.length(1);
+        expect(await cache.lock(lockKey('u1')).currentOwner()).to.be.a('string');
+        expect((await phpDispatch('unique', { port, prefix, cachePrefix, args: ['u1'] })).ids).to.have.length(0);
         await run('node');
         expect(ran).to.deep.equal(['u1']);
-        expect(await cache.lock('laravel_unique_job:App\\Jobs\\UniqueJobu1').currentOwner()).to.equal(null);
-        expect((await phpDispatch('unique', { port, prefix, args: ['u1'] })).ids).to.have.length(1);
+        expect(await cache.lock(lockKey('u1')).currentOwner()).to.equal(null);
+        expect((await phpDispatch('unique', { port, prefix, cachePrefix, args: ['u1'] })).ids).to.have.length(1);
       } finally {
         await queue.close();
         await cache.close();
@@ -239,17 +250,17 @@ describe('interop: Laravel job features with larq in the flow', function () {
 
     it('from Node, run in PHP: dispatchUnique skips while pending, PHP releases the lock', async () => {
       const prefix = randomPrefix();
-      const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix: 'laravel_cache', laravel: 8, database: 0 });
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+      const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix, laravel: major, database: 0 });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
       try {
         const job = () => UniqueJob.make({ uniqueId: 'n1', queue: 'node' });
-        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: 8 })).to.be.a('string');
-        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: 8 })).to.equal(null);
+        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: major })).to.be.a('string');
+        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: major })).to.equal(null);
         // PHP's PendingDispatch sees the Node lock too
-        expect((await phpDispatch('unique', { port, prefix, args: ['n1'] })).ids).to.have.length(0);
+        expect((await phpDispatch('unique', { port, prefix, cachePrefix, args: ['n1'] })).ids).to.have.length(0);
         const records = await runLaravelWorker({ port, prefix, queue: 'node' });
         expect(records).to.have.length(1);
-        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: 8 })).to.be.a('string');
+        expect(await dispatchUnique(queue, cache, job(), {}, { laravel: major })).to.be.a('string');
       } finally {
         await queue.close();
         await cache.close();
@@ -264,7 +275,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
       await failedTable(sqlite);
       const known = new Set(['7', '8', '9']);
       const resolver = (ref: ModelReference) => known.has(String(ref.id));
-      const { queue, handlers, run, failed, errors } = setup(prefix, [modelHooks(resolver, { line: 8, deleteWhenMissingModels: ['App\\Jobs\\DeletingModelJob'] })], { failedSqlite: sqlite });
+      const { queue, handlers, run, failed, errors } = setup(prefix, [modelHooks(resolver, { line: major, deleteWhenMissingModels: ['App\\Jobs\\DeletingModelJob'] })], { failedSqlite: sqlite });
       const seen: unknown[] = [];
       handlers.object('App\\Jobs\\ModelJob', (_c, ctx) => void seen.push([...modelReferences(ctx.command).entries()]));
       handlers.object('App\\Jobs\\DeletingModelJob', () => void seen.push('deleting ran'));
@@ -347,7 +358,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
 
     it('released for PHP when larq is told to put unknown jobs back', async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
       try {
         await phpDispatch('closure', { port, prefix });
         const worker = createWorker(queue, new Handlers({ unknownJobs: { release: 0 } }), { memory: 4096, sleep: 0.05, maxJobs: 1, timeout: 0 });
@@ -364,7 +375,7 @@ describe('interop: Laravel job features with larq in the flow', function () {
   describe('encrypted jobs (7)', () => {
     it('an encrypted PHP job runs through the larq worker; one from Node runs in PHP', async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, encrypter: new Encrypter('base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=') });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, encrypter: new Encrypter('base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=') });
       const seen: unknown[] = [];
       const handlers = new Handlers().object('App\\Jobs\\SecretJob', (c) => void seen.push(c.card));
       try {

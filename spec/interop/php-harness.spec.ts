@@ -1,16 +1,60 @@
-// Smoke tests of the PHP harness itself (compat-fixtures/php): real Laravel 8.83 dispatches, real
-// Laravel runs, on a private redis-server. They prove the harness hands back what PHP had, so the
-// Node-side interop specs can rely on it.
+// Smoke tests of the PHP harness itself (compat-fixtures/php), on every Laravel line: real Laravel
+// dispatches, real Laravel runs, on a private redis-server. They prove the harness boots the line it
+// was asked for and hands back what PHP had, so the Node-side interop specs can rely on it.
 import { expect } from 'chai';
+import { join } from 'path';
 import { rawClient, randomPrefix, requireRedis } from '../support/redis';
-import { phpDispatch, requirePhp, runLaravelWorker, runLaravelWorkerDetailed, startLaravelWorker, WorkerRecord } from '../support/php';
+import {
+  LARAVEL_LINES,
+  LaravelBoot,
+  PhpLaravelLine,
+  laravelHarness,
+  requirePhp,
+  runPhp,
+  laravelEnv,
+  WorkerRecord,
+} from '../support/php';
 
-describe('interop: PHP harness (Laravel 8.83 from Debian)', function () {
+/** Where each line's Illuminate classes must come from: Debian's package, or the unpacked release. */
+const SOURCES: Record<PhpLaravelLine, { version: RegExp; illuminate: string }> = {
+  '8.83': { version: /^8\.83\.\d+$/, illuminate: '/usr/share/php/Illuminate' },
+  '12.67': { version: /^12\.67\.0$/, illuminate: join(__dirname, '..', '..', '.cache', 'laravel', '12.67', 'src', 'Illuminate') },
+  '13.26': { version: /^13\.26\.1$/, illuminate: join(__dirname, '..', '..', '.cache', 'laravel', '13.26', 'src', 'Illuminate') },
+};
+
+describe('interop: PHP harness, the Laravel lines', function () {
+  it('lists 8.83, 12.67 and 13.26, oldest first', () => {
+    expect(LARAVEL_LINES).to.deep.equal(['8.83', '12.67', '13.26']);
+  });
+
+  it('refuses a line it does not know', async () => {
+    const res = await runPhp('version.php', [], { LARQ_LARAVEL: '9.52' });
+    expect(res.code).to.equal(3);
+    expect(res.stderr).to.contain('LARQ_LARAVEL=9.52');
+  });
+});
+
+for (const line of LARAVEL_LINES) describe(`interop: PHP harness (Laravel ${line})`, function () {
   let port: number;
+  let boot: LaravelBoot;
 
   before(async function () {
-    requirePhp(this);
+    boot = requirePhp(this, line);
     port = await requireRedis(this);
+  });
+
+  const { phpDispatch, runLaravelWorker, runLaravelWorkerDetailed, startLaravelWorker } = laravelHarness(line);
+
+  it('boots the real release of the line, from its own source', async () => {
+    expect(boot.line).to.equal(line);
+    expect(boot.version).to.match(SOURCES[line].version);
+    expect(boot.illuminate).to.equal(SOURCES[line].illuminate);
+    expect(boot.php).to.match(/^8\.2\./);
+
+    // The worker and the dispatcher run the same framework the boot check saw.
+    const res = await runPhp('version.php', [], laravelEnv(line));
+    expect(res.code, res.stderr).to.equal(0);
+    expect(JSON.parse(res.stdout)).to.deep.equal(boot);
   });
 
   /** Queue keys left under the prefix, with their sizes. */
@@ -133,7 +177,10 @@ describe('interop: PHP harness (Laravel 8.83 from Debian)', function () {
     const run = await runLaravelWorkerDetailed({ port, prefix, backoff: 0 });
 
     expect(run.code).to.equal(0);
-    expect(run.records.map((r) => `${r.hook}:${r.attempts}`)).to.deep.equal(['handle:1', 'handle:2', 'failed:null']);
+    // 8.x calls failed() on a command without its queue job; later lines hand it the job first
+    // (CallQueuedHandler::failed's setJobInstanceIfNecessary), so attempts() answers there.
+    const failedAttempts = line === '8.83' ? null : 2;
+    expect(run.records.map((r) => `${r.hook}:${r.attempts}`)).to.deep.equal(['handle:1', 'handle:2', `failed:${failedAttempts}`]);
     expect(run.records[2].exception).to.deep.equal({ class: 'RuntimeException', message: 'nope' });
     expect(run.failed).to.have.length(1);
     expect(run.failed[0]).to.include({ connection: 'redis', queue: 'default', message: 'nope' });

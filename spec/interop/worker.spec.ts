@@ -1,4 +1,4 @@
-// A larq worker in a Laravel 8.83 shop: a job Laravel dispatched with tries = 3 and backoff [1, 2] that
+// A larq worker in a Laravel shop, on every line of LARAVEL_LINES (8.83, 12.67, 13.26): a job Laravel dispatched with tries = 3 and backoff [1, 2] that
 // throws is run by larq three times at the right times, lands in Laravel's failed_jobs table, is read by
 // Laravel's own DatabaseUuidFailedJobProvider, pushed back by Laravel's queue:retry, and run by Laravel.
 import { expect } from 'chai';
@@ -13,16 +13,17 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
-import { phpDispatch, requirePhp, runLaravelWorkerDetailed, runPhp } from '../support/php';
+import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
 
-describe('interop: a larq worker fails a Laravel job the way Laravel does', function () {
+for (const line of LARAVEL_LINES) describe(`interop: a larq worker fails a Laravel ${line} job the way Laravel does`, function () {
   this.timeout(60000);
+  const { major, phpDispatch, runLaravelWorkerDetailed, runPhp } = laravelHarness(line);
   let port: number;
   let client: Redis;
   let dir: string;
 
   before(async function () {
-    requirePhp(this);
+    requirePhp(this, line);
     port = await requireRedis(this);
     client = rawClient(port);
     dir = mkdtempSync(join(tmpdir(), 'larq-interop-worker-'));
@@ -50,7 +51,7 @@ describe('interop: a larq worker fails a Laravel job the way Laravel does', func
     // Virtual time: the worker's idle sleep moves the shared clock, so "due at" is checked exactly (no job
     // timeout here: its timer would sleep on the same fake and jump the clock).
     const clock = new FakeClock(Date.now());
-    const queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90, clock });
+    const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 90, clock });
     const failed = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
     const runs: { at: number; attempts: number; state: unknown }[] = [];
     const releases: { at: number; backoff: number; state: Promise<unknown>; reserved: string }[] = [];

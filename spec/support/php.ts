@@ -1,14 +1,42 @@
-// Drives the PHP side of the interop specs: real Laravel 8.83 from Debian's packages, through the
-// scripts in compat-fixtures/php (its README has the contract). Locally the interop specs are
-// skipped when PHP or the Laravel packages are missing; in CI that is a failure.
-import { spawn, execFileSync, ChildProcess } from 'child_process';
+// Drives the PHP side of the interop specs: real Laravel, through the scripts in compat-fixtures/php
+// (its README has the contract), on one of the lines in LARAVEL_LINES: 8.83 from Debian's packages,
+// 12.67 and 13.26 from their release tarballs (unpacked into .cache/laravel by scripts/setup, or here on
+// first use). Locally a spec is skipped when PHP or its Laravel line cannot boot; in CI that is a failure.
+import { spawn, execFileSync, spawnSync, ChildProcess } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { isAbsolute, join } from 'path';
 import { inCI } from './redis';
 
+const ROOT = join(__dirname, '..', '..');
+
 /** The folder of the PHP scripts. */
-export const PHP_DIR = join(__dirname, '..', '..', 'compat-fixtures', 'php');
+export const PHP_DIR = join(ROOT, 'compat-fixtures', 'php');
+
+/** The Laravel lines the interop specs run against, oldest first; a spec loops over them. */
+export const LARAVEL_LINES = ['8.83', '12.67', '13.26'] as const;
+/** One Laravel line of the PHP harness (compat-fixtures/php/laravel.php's LARQ_LARAVEL). */
+export type PhpLaravelLine = (typeof LARAVEL_LINES)[number];
+/** The line a PhpConnection without `laravel` runs. */
+export const DEFAULT_LARAVEL_LINE: PhpLaravelLine = '8.83';
+
+/** The major version of a line: 8, 12 or 13 (larq's `LaravelLine` for its options). */
+export function laravelMajor(line: PhpLaravelLine): 8 | 12 | 13 {
+  return Number(line.split('.')[0]) as 8 | 12 | 13;
+}
+
+/**
+ * The Redis key prefix of the line's application skeleton with APP_NAME "Laravel" (13.x's skeleton slugs
+ * with '-'). The specs pass their own prefixes; this is for specs about the default itself.
+ */
+export function skeletonPrefix(line: PhpLaravelLine): string {
+  return laravelMajor(line) >= 13 ? 'laravel-database-' : 'laravel_database_';
+}
+
+/** The environment that selects a line for a script run through runPhp. */
+export function laravelEnv(line: PhpLaravelLine = DEFAULT_LARAVEL_LINE): Record<string, string> {
+  return { LARQ_LARAVEL: line };
+}
 
 /** describe.php's description of a PHP value: the fixtures' format plus `model` and `b64`. */
 export type PhpDescribed =
@@ -40,6 +68,8 @@ export interface PhpResult {
 
 /** How the PHP side reaches Redis and configures Laravel (bootstrap.php's environment). */
 export interface PhpConnection {
+  /** The Laravel line the PHP side runs (LARQ_LARAVEL); default DEFAULT_LARAVEL_LINE (8.83). */
+  laravel?: PhpLaravelLine;
   port: number;
   /** The Redis connection's key prefix (LARQ_PREFIX). */
   prefix: string;
@@ -51,7 +81,10 @@ export interface PhpConnection {
   blockFor?: number;
   /** The queue connection's default queue (LARQ_QUEUE, default "default"). */
   defaultQueue?: string;
-  /** The cache store's prefix (LARQ_CACHE_PREFIX, default laravel_cache). */
+  /**
+   * The cache store's prefix (LARQ_CACHE_PREFIX; default the line's skeleton: laravel_cache on 8.83, whose
+   * Redis store adds ':', laravel_cache_ on 12.67, laravel-cache- on 13.26).
+   */
   cachePrefix?: string;
   /** Freeze Laravel's clock at this Unix time in seconds (LARQ_NOW). */
   now?: number;
@@ -68,6 +101,22 @@ export interface PhpDispatchResult {
   ids: string[];
   /** Every job object handed to Laravel (or a string job's data), described after dispatch. */
   described: PhpDescribed[];
+  /**
+   * For each of `described`, the properties its serialized form leaves out: SerializesModels on 9.x+
+   * skips properties still at their declared default (PHP restores them from the class). [] on 8.x.
+   */
+  omitted: string[][];
+}
+
+/**
+ * The i-th dispatched value as its payload carries it: `described` without the properties Laravel left
+ * out of the serialized command (all of them on 8.x). This is what a reader of the payload can decode.
+ */
+export function describedOnTheWire(sent: PhpDispatchResult, i = 0): PhpDescribed {
+  const described = sent.described[i];
+  const omitted = new Set(sent.omitted[i] ?? []);
+  if (described.t !== 'object' || omitted.size === 0) return described;
+  return { ...described, props: described.props.filter((p) => !omitted.has(p.name)) };
 }
 
 /** One line a job handler wrote (jobs.php). */
@@ -160,28 +209,59 @@ export interface LaravelWorkerHandle {
   done: Promise<LaravelWorkerRun>;
 }
 
-let available: boolean | undefined;
-
-/** php with phpredis and pdo_sqlite, and Debian's Laravel (php-laravel-framework) are installed. */
-export function hasLaravelPhp(): boolean {
-  if (available === undefined) {
-    const check =
-      'exit(extension_loaded("redis") && extension_loaded("pdo_sqlite")' +
-      ' && is_file("/usr/share/php/Illuminate/autoload.php") ? 0 : 1);';
-    try {
-      execFileSync('php', ['-r', check], { stdio: 'ignore' });
-      available = true;
-    } catch {
-      available = false;
-    }
-  }
-  return available;
+/** What version.php printed for a line that booted. */
+export interface LaravelBoot {
+  line: PhpLaravelLine;
+  /** The framework's own Application::VERSION, e.g. "12.67.0". */
+  version: string;
+  php: string;
+  /** The folder the Illuminate classes were loaded from. */
+  illuminate: string;
 }
 
-/** Call from a `before` hook: skips the suite locally without PHP + Laravel, fails in CI. */
-export function requirePhp(ctx: Mocha.Context): void {
-  if (hasLaravelPhp()) return;
-  if (inCI) throw new Error('php8.2-cli with php-redis, php-sqlite3 and php-laravel-framework is required in CI (.ci/run)');
+const boots = new Map<PhpLaravelLine, LaravelBoot | Error>();
+
+/**
+ * Boots the line once per process (unpacking 12.67/13.26 into .cache/laravel first when missing) and
+ * returns what it reported, or why it could not boot.
+ */
+export function bootLaravel(line: PhpLaravelLine = DEFAULT_LARAVEL_LINE): LaravelBoot | Error {
+  let boot = boots.get(line);
+  if (boot === undefined) {
+    boot = tryBoot(line);
+    boots.set(line, boot);
+  }
+  return boot;
+}
+
+function tryBoot(line: PhpLaravelLine): LaravelBoot | Error {
+  const check =
+    'exit(extension_loaded("redis") && extension_loaded("pdo_sqlite") && extension_loaded("mbstring")' +
+    ' && is_file("/usr/share/php/Illuminate/autoload.php") ? 0 : 1);';
+  try {
+    execFileSync('php', ['-r', check], { stdio: 'ignore' });
+  } catch {
+    return new Error('php8.2-cli with php-redis, php-sqlite3, php-mbstring and php-laravel-framework is required (scripts/setup installs them)');
+  }
+  if (line !== '8.83') {
+    const unpack = spawnSync('bash', [join(ROOT, 'scripts', 'unpack-laravel'), line], { encoding: 'utf8' });
+    if (unpack.status !== 0) return new Error(`Laravel ${line} could not be unpacked: ${unpack.stderr.trim() || unpack.error?.message}`);
+  }
+  const run = spawnSync('php', [join(PHP_DIR, 'version.php')], { encoding: 'utf8', env: { ...process.env, ...laravelEnv(line) }, timeout: 60000 });
+  if (run.status !== 0) return new Error(`Laravel ${line} does not boot (version.php exited ${run.status ?? run.signal}): ${run.stderr.trim()}`);
+  return JSON.parse(run.stdout) as LaravelBoot;
+}
+
+/** php with phpredis, pdo_sqlite and mbstring is installed, and the Laravel line boots. */
+export function hasLaravelPhp(line: PhpLaravelLine = DEFAULT_LARAVEL_LINE): boolean {
+  return !(bootLaravel(line) instanceof Error);
+}
+
+/** Call from a `before` hook: skips the suite locally when the line cannot boot, fails in CI. */
+export function requirePhp(ctx: Mocha.Context, line: PhpLaravelLine = DEFAULT_LARAVEL_LINE): LaravelBoot {
+  const boot = bootLaravel(line);
+  if (!(boot instanceof Error)) return boot;
+  if (inCI) throw new Error(`${boot.message} (in CI every Laravel line must boot: .ci/run)`);
   ctx.skip();
 }
 
@@ -267,7 +347,7 @@ function startWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
 }
 
 function phpEnv(opts: PhpConnection): Record<string, string> {
-  const env: Record<string, string> = { LARQ_REDIS_PORT: String(opts.port), LARQ_PREFIX: opts.prefix };
+  const env: Record<string, string> = { ...laravelEnv(opts.laravel), LARQ_REDIS_PORT: String(opts.port), LARQ_PREFIX: opts.prefix };
   if (opts.appKey !== undefined) env.LARQ_APP_KEY = opts.appKey;
   if (opts.retryAfter !== undefined) env.LARQ_RETRY_AFTER = String(opts.retryAfter);
   if (opts.blockFor !== undefined) env.LARQ_BLOCK_FOR = String(opts.blockFor);
@@ -307,7 +387,8 @@ function spawnPhp(
   timeoutMs: number,
 ): { proc: ChildProcess; result: Promise<PhpResult> } {
   const path = isAbsolute(script) ? script : join(PHP_DIR, script);
-  const proc = spawn('php', [path, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The line is always named, so a LARQ_LARAVEL in the spec runner's own environment changes nothing.
+  const proc = spawn('php', [path, ...args], { env: { ...process.env, ...laravelEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const result = new Promise<PhpResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -337,4 +418,29 @@ function readJsonLines<T>(file: string): T[] {
   const lines = readFileSync(file, 'utf8').split('\n');
   lines.pop();
   return lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as T);
+}
+
+/** The harness's entry points bound to one Laravel line (each call's own `laravel` still wins). */
+export interface LaravelHarness {
+  line: PhpLaravelLine;
+  /** The line's major version, larq's LaravelLine (`laravel:` of RedisQueue and the worker). */
+  major: 8 | 12 | 13;
+  phpDispatch(scenario: string, opts: PhpConnection & { args?: (string | number)[] }): Promise<PhpDispatchResult>;
+  runLaravelWorker(opts: LaravelWorkerOptions): Promise<WorkerRecord[]>;
+  runLaravelWorkerDetailed(opts: LaravelWorkerOptions): Promise<LaravelWorkerRun>;
+  startLaravelWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle;
+  runPhp(script: string, args?: string[], env?: Record<string, string>, timeoutMs?: number): Promise<PhpResult>;
+}
+
+/** phpDispatch, the Laravel worker and runPhp on one line: `const php = laravelHarness('13.26')`. */
+export function laravelHarness(line: PhpLaravelLine): LaravelHarness {
+  return {
+    line,
+    major: laravelMajor(line),
+    phpDispatch: (scenario, opts) => phpDispatch(scenario, { laravel: line, ...opts }),
+    runLaravelWorker: (opts) => runLaravelWorker({ laravel: line, ...opts }),
+    runLaravelWorkerDetailed: (opts) => runLaravelWorkerDetailed({ laravel: line, ...opts }),
+    startLaravelWorker: (opts) => startLaravelWorker({ laravel: line, ...opts }),
+    runPhp: (script, args = [], env = {}, timeoutMs) => runPhp(script, args, { ...laravelEnv(line), ...env }, timeoutMs),
+  };
 }

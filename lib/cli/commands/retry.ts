@@ -4,7 +4,7 @@ import { retryPayload } from '../../payload/Payload';
 import type { RedisQueue } from '../../RedisQueue';
 import { configFor, UsageError, type Command } from '../args';
 import { NON_REDIS_DRIVERS } from '../config';
-import { openFailedStore, openQueue, withResources } from './shared';
+import { checkFailedJobId, openFailedStore, openQueue, withResources } from './shared';
 
 /** `larq retry`. */
 export const retry: Command = {
@@ -36,6 +36,7 @@ PHP), so a job whose deadline passed fails again at once.`,
       const [from, to] = [Number(m[1]), Number(m[2])];
       return Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => String(from <= to ? from + i : from - i));
     });
+    for (const id of p.positionals) if (id !== 'all') checkFailedJobId('retry', id);
     const config = configFor(p);
     return withResources(async (resources) => {
       const store = openFailedStore(config, resources);

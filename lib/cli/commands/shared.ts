@@ -8,7 +8,8 @@ import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
 import { reconnectDelay } from '../../RedisQueueOptions';
 import type { SqlConnectionConfig } from '../../sql';
-import type { Io } from '../args';
+import { InvalidArgumentError, type Io } from '../args';
+import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
@@ -131,4 +132,13 @@ function requireSqliteFile(db: SqlConnectionConfig): void {
   if (db.driver === 'sqlite' && 'database' in db && db.database !== ':memory:' && !existsSync(db.database)) {
     throw new LarqError(`DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`);
   }
+}
+
+/**
+ * Refuse an argument that cannot be a failed job's ID: the stores key records by UUID (file,
+ * database-uuids) or by row number (database), so anything else is a typo that would match nothing.
+ */
+export function checkFailedJobId(command: string, id: string): string {
+  if (/^[0-9]+$/.test(id) || isUuid(id)) return id;
+  throw new InvalidArgumentError(id, `larq ${command}: "${id}" is not a failed job ID (a UUID or a row number, as larq failed lists them)`);
 }

@@ -108,6 +108,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     }
     const info = (line: string) => p.values.quiet || io.out(line);
     info(`\n  INFO  Processing jobs from the [${queues}] queue.\n`);
+    info(`  INFO  ${hungHandlerPolicy(worker.options)}\n`);
     const stopForced = forceOnSecondSignal(io);
     try {
       const result = await worker.daemon(queues);
@@ -119,6 +120,14 @@ async function run(p: Parsed, io: Io): Promise<number> {
   } finally {
     await resources.close();
   }
+}
+
+// What happens to a handler that ignores its timeout, said once at start-up so an operator knows why the
+// worker may exit with status 1.
+function hungHandlerPolicy(o: Worker<RedisJob>['options']): string {
+  const none = o.timeout === 0 ? 'Jobs without their own timeout have none (--timeout=0). ' : '';
+  const then = o.onHungHandler === 'continue' ? 'keeps its slot and the worker goes on' : 'makes the worker finish its other jobs and exit with status 1, for its supervisor to restart it';
+  return `${none}A handler still running ${o.timeoutGraceSeconds} s after its job's timeout ${then}.`;
 }
 
 // The first SIGTERM/SIGINT drains (the worker's own handler); a second one means "now", as an operator

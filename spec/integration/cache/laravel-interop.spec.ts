@@ -1,7 +1,7 @@
-// larq's cache against real Laravel 8.83 (Debian's packages, PHP 8.2, phpredis) through
-// compat-fixtures/php/cache.php: `queue:restart` both ways as the worker reads it, the maxExceptions
+// larq's cache against real Laravel, on every line of LARAVEL_LINES (8.83 from Debian's packages, 12.67
+// and 13.26 from their releases; PHP 8.2, phpredis), through compat-fixtures/php/cache.php: `queue:restart` both ways as the worker reads it, the maxExceptions
 // counter shared by both workers, unique-job locks taken by one side and released by the other, on the
-// Redis store (8.x layout) and on the database store (a shared SQLite file).
+// Redis store (each line's layout and skeleton cache prefix) and on the database store (a shared SQLite file).
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import { mkdtempSync, rmSync } from 'fs';
@@ -21,7 +21,7 @@ import {
   restartKey,
   signalRestart,
 } from '../../../lib/cache';
-import { requirePhp, runPhp } from '../../support/php';
+import { LARAVEL_LINES, laravelHarness, requirePhp } from '../../support/php';
 import { rawClient, randomPrefix, requireRedis } from '../../support/redis';
 
 interface Typed {
@@ -31,11 +31,18 @@ interface Typed {
 
 type Op = Record<string, unknown> & { op: string };
 
-describe('cache: interop with Laravel 8.83', function () {
+/** Each line's skeleton cache prefix (APP_NAME "Laravel"), given to both sides. */
+const CACHE_PREFIX = { 8: 'laravel_cache', 12: 'laravel_cache_', 13: 'laravel-cache-' } as const;
+
+for (const line of LARAVEL_LINES) describe(`cache: interop with Laravel ${line}`, function () {
   let port: number;
+  const { major, runPhp } = laravelHarness(line);
+  const cachePrefix = CACHE_PREFIX[major];
+  /** What RedisStore puts before a logical key: 8.x-10.x add ':' after the cache prefix, 11.x+ nothing. */
+  const redisKeyPrefix = major === 8 ? `${cachePrefix}:` : cachePrefix;
 
   before(async function () {
-    requirePhp(this);
+    requirePhp(this, line);
     port = await requireRedis(this);
   });
 
@@ -50,7 +57,7 @@ describe('cache: interop with Laravel 8.83', function () {
     return (await php(store, env, [op]))[0];
   }
 
-  describe('Redis store (phpredis, cache prefix laravel_cache, 8.x layout)', function () {
+  describe(`Redis store (phpredis, cache prefix ${cachePrefix}, the ${line} layout)`, function () {
     let prefix: string;
     let env: Record<string, string>;
     let larq: RedisCacheStore;
@@ -58,9 +65,9 @@ describe('cache: interop with Laravel 8.83', function () {
 
     beforeEach(() => {
       prefix = randomPrefix();
-      env = { LARQ_PREFIX: prefix, LARQ_CACHE_PREFIX: 'laravel_cache' };
+      env = { LARQ_PREFIX: prefix, LARQ_CACHE_PREFIX: cachePrefix };
       // The skeleton's layout: cache on database 1, locks on the `default` connection (database 0).
-      larq = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, lockConnection: { port, host: '127.0.0.1' }, prefix, cachePrefix: 'laravel_cache', laravel: 8 });
+      larq = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, lockConnection: { port, host: '127.0.0.1' }, prefix, cachePrefix, laravel: major });
       raw = rawClient(port);
     });
     afterEach(async () => {
@@ -72,7 +79,7 @@ describe('cache: interop with Laravel 8.83', function () {
       await php('redis', { ...env, LARQ_NOW: '1767225600' }, [{ op: 'restart' }]);
       expect(await readRestart(larq)).to.equal(1767225600);
       await raw.select(1);
-      expect(await raw.get(`${prefix}laravel_cache:illuminate:queue:restart`)).to.equal('1767225600');
+      expect(await raw.get(`${prefix}${redisKeyPrefix}illuminate:queue:restart`)).to.equal('1767225600');
     });
 
     it("larq's signalRestart is what Laravel's Worker reads, and makes it restart", async () => {
@@ -172,8 +179,8 @@ describe('cache: interop with Laravel 8.83', function () {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'larq-cache-interop-'));
       const file = join(dir, 'cache.sqlite');
-      env = { LARQ_SQLITE: file, LARQ_CACHE_PREFIX: 'laravel_cache' };
-      larq = new DatabaseCacheStore({ connection: { driver: 'sqlite', database: file }, cachePrefix: 'laravel_cache' });
+      env = { LARQ_SQLITE: file, LARQ_CACHE_PREFIX: cachePrefix };
+      larq = new DatabaseCacheStore({ connection: { driver: 'sqlite', database: file }, cachePrefix });
       await createCacheTable(larq);
     });
     after(async () => {
@@ -191,8 +198,9 @@ describe('cache: interop with Laravel 8.83', function () {
       const stamp = await readRestart(larq);
       expect(stamp).to.be.a('number');
       expect(Math.abs((stamp as number) - Date.now() / 1000)).to.be.below(60);
-      expect(await cacheRow(larq, 'laravel_cacheilluminate:queue:restart')).to.deep.equal({
-        key: 'laravel_cacheilluminate:queue:restart',
+      // The database store puts the cache prefix straight before the key on every line.
+      expect(await cacheRow(larq, `${cachePrefix}illuminate:queue:restart`)).to.deep.equal({
+        key: `${cachePrefix}illuminate:queue:restart`,
         value: `i:${stamp};`,
         expiration: (stamp as number) + FOREVER_SECONDS,
       });
@@ -211,7 +219,7 @@ describe('cache: interop with Laravel 8.83', function () {
       expect(await countJobException(larq, uuid)).to.equal(1);
       expect(await php1('database', env, { op: 'get', key: exceptionsKey(uuid) })).to.deep.equal({ type: 'integer', value: 1 });
       expect(await php1('database', env, { op: 'maxExceptions', uuid, max: 3 })).to.deep.equal({ failed: false });
-      expect(await cacheRow(larq, `laravel_cache${exceptionsKey(uuid)}`)).to.include({ value: 'i:2;' });
+      expect(await cacheRow(larq, `${cachePrefix}${exceptionsKey(uuid)}`)).to.include({ value: 'i:2;' });
       expect(await countJobException(larq, uuid)).to.equal(3);
     });
 

@@ -1,5 +1,6 @@
-// larq's SQL stores against Laravel 8.83's own DatabaseUuidFailedJobProvider and DatabaseFailedJobProvider
-// (compat-fixtures/php/failed-provider.php) on one SQLite file: rows written by either side are read,
+// larq's SQL stores against real Laravel's own DatabaseUuidFailedJobProvider and DatabaseFailedJobProvider
+// (compat-fixtures/php/failed-provider.php), on every line of LARAVEL_LINES (8.83, 12.67, 13.26), on one
+// SQLite file: rows written by either side are read,
 // forgotten and pruned by the other, and larq's table is the one Laravel's migration stub makes.
 // SQLite only: Debian's PHP here has no pdo_mysql / pdo_pgsql (php-mysql, php-pgsql).
 import { expect } from 'chai';
@@ -11,7 +12,7 @@ import Sqlite from 'better-sqlite3';
 import { FakeClock } from '../../../lib/clock';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
 import { createFailedJobsTable } from '../../../lib/sql';
-import { requirePhp, runPhp } from '../../support/php';
+import { LARAVEL_LINES, laravelHarness, requirePhp } from '../../support/php';
 import { sameBytes, trickyPayload } from './support/payloads';
 
 const T0 = 1_700_000_000; // 2023-11-15 03:43:20 in Asia/Kolkata
@@ -31,12 +32,13 @@ interface PhpRecord {
 // PHP's Throwable::__toString shape (and larq's): head line, "Stack trace:", #n frames, {main}.
 const PHP_EXCEPTION_SHAPE = /^[\w\\]+(?:: [^]*?)? in [^\n]+:\d+\nStack trace:\n(?:#\d+ [^\n]+\(\)\n)*#\d+ \{main\}$/;
 
-describe('failed jobs: interop with Laravel 8.83 (SQLite)', function () {
+for (const line of LARAVEL_LINES) describe(`failed jobs: interop with Laravel ${line} (SQLite)`, function () {
   let dir: string;
   let n = 0;
+  const { runPhp } = laravelHarness(line);
 
   before(function () {
-    requirePhp(this);
+    requirePhp(this, line);
     dir = mkdtempSync(join(tmpdir(), 'larq-failed-php-'));
   });
 

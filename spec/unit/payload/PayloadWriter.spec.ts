@@ -11,7 +11,7 @@ import type { LaravelLine } from '../../../lib/LaravelLine';
 import { createObjectPayload, createObjectPayloadOf, createStringPayload } from '../../../lib/payload/createPayload';
 import { phpJsonDecode, phpJsonEncode } from '../../../lib/payload/json';
 import { JsonText } from '../../../lib/payload/PayloadFields';
-import { randomUuid } from '../../../lib/payload/randomUuid';
+import { randomUuid } from '../../../lib/uuid';
 import type { ObjectJobSpec, PayloadOptions, StringJobSpec } from '../../../lib/payload/types';
 import { Encrypter } from '../../../lib/php/Encrypter';
 import { laravelJobTraits, php, phpClass } from '../../../lib/php/builder';

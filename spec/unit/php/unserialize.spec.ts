@@ -144,7 +144,9 @@ describe('unserialize', () => {
       ['a back-reference to slot 0', 'a:1:{i:0;R:0;}', /R:0 refers to no earlier value/, 9],
       ['r: pointing at a non-object', 'a:2:{i:0;i:7;i:1;r:2;}', /r:2 must refer to an object/, 17],
       ['a corrupt mangled name', 'O:8:"stdClass":1:{s:3:"\0ab";i:1;}', /malformed mangled property name/, 18],
-      ['an int property name', 'O:8:"stdClass":1:{i:0;i:1;}', /expected a property name \(s\)/, 18],
+      ['a property key that is neither a name nor an integer', 'O:8:"stdClass":1:{b:1;i:1;}', /expected a property name \(s\) or an integer key \(i\), found 'b'/, 18],
+      ['an integer key that is not an integer', 'O:8:"stdClass":1:{i:x;i:1;}', /expected an integer, found "x"/, 20],
+      ['an integer key next to the same name', 'O:11:"ArrayObject":2:{s:1:"0";i:1;i:0;i:2;}', /duplicate property "0" in ArrayObject/, 34],
       ['an enum without a case', 'E:3:"Foo";', /expected "Class:Case"/, 5],
       ['a class name that is not UTF-8', Buffer.from('O:1:"\xff":0:{}', 'latin1'), /class name is not valid UTF-8/, 5],
     ];

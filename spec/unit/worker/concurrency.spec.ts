@@ -54,7 +54,7 @@ describe('Worker: concurrency', () => {
     const h = harness({ options: { concurrency: 2, stopWhenEmpty: true }, popMany: true });
     h.handler = async (job, _signal, attempt) => {
       // what Handlers does with its final delete: hand the wait for Redis' reply over
-      attempt!.settleLater!(h.time.sleep(5000).then(() => job.delete()));
+      attempt!.deferFinalDelete!(h.time.sleep(5000).then(() => job.delete()));
     };
     for (let i = 0; i < 3; i++) h.queue.push('default');
     await h.worker.daemon('default');
@@ -67,7 +67,7 @@ describe('Worker: concurrency', () => {
 
   it('a handed-over delete that fails takes the exception path, not JobProcessed', async () => {
     const h = harness({ options: { concurrency: 2, stopWhenEmpty: true }, popMany: true });
-    h.handler = async (_job, _signal, attempt) => attempt!.settleLater!(Promise.reject(new Error('ZREM failed')));
+    h.handler = async (_job, _signal, attempt) => attempt!.deferFinalDelete!(Promise.reject(new Error('ZREM failed')));
     h.queue.push('default');
     await h.worker.daemon('default');
     expect(h.jobEvents()).to.include('JobExceptionOccurred id-1');
@@ -75,11 +75,11 @@ describe('Worker: concurrency', () => {
     expect(h.errors.map((e) => e.message)).to.include('ZREM failed');
   });
 
-  it("one job at a time is Laravel's loop: the runner is not offered settleLater", async () => {
+  it("one job at a time is Laravel's loop: the runner is not offered deferFinalDelete", async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
     const offered: boolean[] = [];
     h.handler = async (job, _signal, attempt) => {
-      offered.push(attempt!.settleLater !== undefined);
+      offered.push(attempt!.deferFinalDelete !== undefined);
       await job.delete();
     };
     h.queue.push('default');
@@ -88,7 +88,7 @@ describe('Worker: concurrency', () => {
   });
 
   it('pops for the free slots only, at most half of them per round trip, the next pass at once', async () => {
-    const h = harness({ options: { concurrency: 3, stopWhenEmpty: true }, popMany: true });
+    const h = harness({ options: { concurrency: 3, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
     const stats = { now: 0, max: 0, order: [] as string[] };
     h.handler = busy(h, () => 1, stats);
     for (let i = 0; i < 4; i++) h.queue.push('default');
@@ -99,7 +99,7 @@ describe('Worker: concurrency', () => {
   });
 
   it('from concurrency 4, two loops pop side by side, holding their slots so they never reserve more than N', async () => {
-    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true }, popMany: true });
+    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
     const stats = { now: 0, max: 0, order: [] as string[] };
     h.handler = busy(h, () => 1, stats);
     for (let i = 0; i < 9; i++) h.queue.push('default');
@@ -128,7 +128,7 @@ describe('Worker: concurrency', () => {
   it("two loops whose pops come back together take turns: the first loop's next pop goes out before the second batch starts", async () => {
     // Jobs that finish at once, pops that come back in the same turn: without turns, both batches would
     // start together and both loops would pop again together, so Node and Redis would wait for each other.
-    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true }, popMany: true });
+    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
     const order: string[] = [];
     h.handler = async (job) => {
       order.push(`start ${job.getJobId()}`);
