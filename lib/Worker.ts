@@ -544,7 +544,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // Laravel's stopIfNecessary (§10.14), in its order; a timeout stop comes first, as Laravel's is immediate.
   private async stopIfNecessary(startedAt: number, found: boolean): Promise<WorkerStopResult | null> {
     if (this.timedOutStop) return { status: EXIT_ERROR, reason: 'timed_out' };
-    if (this.lostConnection) return { status: EXIT_SUCCESS, reason: 'lost_connection' };
+    // Laravel exits 0 here; larq exits 1, so a supervisor that restarts only on failure (systemd's
+    // Restart=on-failure) brings back a worker whose Redis client gave up reconnecting.
+    if (this.lostConnection) return { status: EXIT_ERROR, reason: 'lost_connection' };
     if (this.shouldQuit) return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
     if (this.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
     if (await this.cacheSignals.shouldRestart()) return { status: EXIT_SUCCESS, reason: 'restart_signal' };
