@@ -313,6 +313,21 @@ export class RedisQueue implements ReservedJobStore {
     return this.client.llen(this.keysFor(queue).queue);
   }
 
+  /**
+   * Laravel's creationTimeOfOldestPendingJob (12.11+ payloads carry `createdAt`): the Unix time the job at
+   * the head of the list was created, or null when the list is empty or the payload has no createdAt.
+   */
+  async creationTimeOfOldestPendingJob(queue?: string | null): Promise<number | null> {
+    const payload = await this.client.lindex(this.keysFor(queue).queue, 0);
+    if (payload === null) return null;
+    try {
+      const createdAt = (JSON.parse(payload) as { createdAt?: unknown }).createdAt;
+      return typeof createdAt === 'number' ? createdAt : null;
+    } catch {
+      return null; // an undecodable payload: Laravel's json_decode gives null too
+    }
+  }
+
   /** Jobs in the delayed set. */
   async delayedSize(queue?: string | null): Promise<number> {
     return this.client.zcard(this.keysFor(queue).delayed);
