@@ -1,30 +1,13 @@
 // larq as a user installs it: `npm pack` of what a fresh clone holds (prepare builds dist/), installed into
 // a fresh TypeScript project, compiled with strict settings once as an ES module and once as CommonJS,
 // and run against the test redis-server: a dispatch, a worker with a handler, and the larq command.
-//
-// Offline-friendly: the project installs the tarball plus the TypeScript and @types/node versions this
-// repository uses with --prefer-offline, so after `npm ci` (scripts/setup) everything comes from npm's
-// cache, and a machine whose cache lacks them fetches them from the registry.
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { execFileSync } from 'child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
+import { compileProject, createProject, packLarq, run } from '../support/packedLarq';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
-
-const ROOT = join(__dirname, '..', '..');
-
-function version(pkg: string): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240_000 });
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal} in ${cwd}\n${result.stdout}\n${result.stderr}`);
-  }
-  return result.stdout;
-}
 
 // What a user's program does with the package: dispatch a job for PHP, then run it with a Node handler.
 const PROGRAM = `
@@ -70,19 +53,7 @@ describe('the packed package in a fresh TypeScript project', function () {
   before(async function () {
     port = await requireRedis(this);
     work = mkdtempSync(join(tmpdir(), 'larq-package-'));
-    // A fresh clone's files: what git tracks plus what it would track (untracked, not ignored).
-    const clone = join(work, 'clone');
-    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
-    for (const file of listed) {
-      if (!existsSync(join(ROOT, file))) continue; // deleted in the working tree, not yet committed
-      mkdirSync(dirname(join(clone, file)), { recursive: true });
-      cpSync(join(ROOT, file), join(clone, file));
-    }
-    expect(existsSync(join(clone, 'dist')), 'a clone has no dist/').to.equal(false);
-    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone)) as { filename: string; files: { path: string }[] }[];
-    tarball = join(work, packed[0].filename);
-    files = packed[0].files.map((f) => f.path);
+    ({ tarball, files } = packLarq(work));
   });
 
   after(function () {
@@ -109,19 +80,10 @@ describe('the packed package in a fresh TypeScript project', function () {
   for (const variant of VARIANTS) {
     it(`installs, compiles strictly and runs a dispatch and a handler in ${variant.name}`, async function () {
       const project = join(work, variant.packageJson.type === 'module' ? 'esm' : 'cjs');
-      mkdirSync(join(project, 'src'), { recursive: true });
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'larq-user', private: true, ...variant.packageJson }));
-      writeFileSync(
-        join(project, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', rootDir: 'src', types: ['node'] },
-        }),
-      );
+      createProject(project, tarball, variant.packageJson);
       writeFileSync(join(project, 'src', 'job.ts'), PROGRAM);
       writeFileSync(join(project, 'src', 'main.ts'), `import { main } from './job.js';\n${variant.entry}`);
-      run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `typescript@${version('typescript')}`, `@types/node@${version('@types/node')}`], project);
-
-      run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', '.'], project);
+      compileProject(project);
       const prefix = randomPrefix();
       const out = run('node', [join('out', 'main.js')], project, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: prefix });
       expect(JSON.parse(out.trim().split('\n').pop()!)).to.deep.equal({ seen: [1042, 1], status: 0, left: 0 });
