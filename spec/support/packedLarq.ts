@@ -31,7 +31,9 @@ export function packLarq(work: string): PackedLarq {
   const clone = join(work, 'clone');
   const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
   for (const file of listed) {
-    if (!existsSync(join(ROOT, file))) continue; // deleted in the working tree, not yet committed
+    // Deleted in the working tree but not yet committed; or a node_modules symlink (git's node_modules/
+    // pattern matches directories only), which the clone gets below.
+    if (!existsSync(join(ROOT, file)) || file === 'node_modules') continue;
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     cpSync(join(ROOT, file), join(clone, file));
   }
