@@ -6,7 +6,7 @@ import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
-import { compileProject, createProject, packLarq, run } from '../support/packedLarq';
+import { compileProject, createProject, packLarq, ROOT, run } from '../support/packedLarq';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 // What a user's program does with the package: dispatch a job for PHP, then run it with a Node handler.
@@ -75,6 +75,12 @@ describe('the packed package in a fresh TypeScript project', function () {
       for (const source of sources) expect(existsSync(join(unpacked, 'package', dirname(map), source)), `${map} -> ${source}`).to.equal(true);
     }
     expect(readFileSync(join(unpacked, 'package', 'LICENSE'), 'utf8')).to.match(/^MIT License/);
+  });
+
+  it("leaves a clone whose larq bin runs as a program once prepare has built it (npx larq there runs it so)", function () {
+    // packLarq's npm pack ran prepare in work/clone, as npm ci does in a fresh clone (scripts/setup).
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: { larq: string } };
+    expect(run(join(work, 'clone', pkg.bin.larq), ['--version'], join(work, 'clone')).trim()).to.equal(`larq ${pkg.version}`);
   });
 
   for (const variant of VARIANTS) {
