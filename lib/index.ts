@@ -12,17 +12,20 @@ export { laravelPrefix } from './redis/keys';
 // Workers: run Laravel jobs in Node with Laravel's retry, timeout and failure rules.
 export { createWorker, type CreateWorkerDeps } from './createWorker';
 export { Worker, EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT, type WorkerDeps } from './Worker';
-export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
+export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions, type OnTimeout } from './WorkerOptions';
 export { Handlers, LARAVEL_FEATURES, type HandlersOptions, type HandlersSummary, type LaravelFeature, type UnknownJobPolicy, type CommandHooks, type JobContext, type ObjectJobContext, type ObjectJobHandler, type StringJobHandler, type FailedHook } from './handlers/Handlers';
-export type { WorkerEvents, WorkerStopReason, WorkerStopResult } from './events';
-export type { WorkerJob, WorkerQueue, JobRunner, FailedJobLogger } from './jobs/contracts';
+export type { WorkerEvents, WorkerEvent, JobEvent, WorkerStopReason, WorkerStopResult } from './events';
+export type { WorkerJob, WorkerQueue, WorkerCache, JobRunner, FailedJobLogger } from './jobs/contracts';
 export { calculateBackoff } from './backoff';
 
 // Laravel's failed-job stores and cache stores.
 export { createFailedJobProvider, DatabaseFailedJobProvider, FileFailedJobProvider, NullFailedJobProvider, formatException } from './failed';
-export type { FailedJobProvider, FailedJobRecord } from './failed';
+export type { FailedJobProvider, FailedJobRecord, FailedJobProviderConfig, DatabaseFailedJobProviderOptions, FileFailedJobProviderOptions, FormatExceptionOptions } from './failed';
 export { createCacheStore, RedisCacheStore, DatabaseCacheStore, ArrayCacheStore } from './cache';
-export type { CacheStore, CacheLock, CacheValue } from './cache';
+export type { CacheStore, CacheLock, CacheValue, CacheConfig, CacheLaravelVersion, RedisCacheStoreOptions, DatabaseCacheStoreOptions, ArrayCacheStoreOptions } from './cache';
+
+// The SQL connections of the failed-job, cache and batch stores: settings, or a driver client of yours.
+export type { SqlClient, SqlConnectionConfig, SqlDialect, SqlValue, SqlRow, SqlRunner, MysqlSettings, PgsqlSettings, SqliteDatabaseLike, MysqlClientLike, PgClientLike, SqliteStatementLike, PgTypeParsers } from './sql/SqlClient';
 
 // Laravel's job features across the language boundary: chains, batches, unique jobs, models, wrappers.
 export * from './features';
@@ -41,7 +44,7 @@ export { Encrypter, type EncrypterCipher } from './php/Encrypter';
 // Payloads: Laravel's JSON envelope, byte for byte.
 export { phpJsonEncode, phpJsonDecode, type PhpJsonEncodeOptions } from './payload/json';
 export { createObjectPayload, createStringPayload } from './payload/createPayload';
-export { parsePayload, retryPayload } from './payload/Payload';
+export { parsePayload, retryPayload, type RetryPayloadOptions } from './payload/Payload';
 export { CALL_QUEUED_HANDLER, type JobPayload, type ObjectJobSpec, type StringJobSpec, type PayloadOptions, type BackoffSpec } from './payload/types';
 
 // Time and errors.

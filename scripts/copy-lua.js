@@ -12,4 +12,4 @@ const to = join(root, 'dist', 'redis', 'lua');
 mkdirSync(to, { recursive: true });
 const files = readdirSync(from).filter((f) => f.endsWith('.lua'));
 for (const file of files) copyFileSync(join(from, file), join(to, file));
-console.log(`copy-lua: ${files.length} script(s) -> ${to}`);
+console.error(`copy-lua: ${files.length} script(s) -> ${to}`);

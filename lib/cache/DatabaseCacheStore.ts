@@ -63,7 +63,7 @@ function statements(sql: SqlClient, table: string, lockTable: string) {
     delete: `delete from ${cache} where ${key} = ${p(1)}`,
     /** [key, owner, expiration] */
     lockInsert: `insert into ${locks} (${key}, ${owner}, ${expiration}) values (${p(1)}, ${p(2)}, ${p(3)})`,
-    /** [owner, expiration, key, owner, now]: re-acquire our own lock, or take over an expired one. */
+    /** [owner, expiration, key, owner, now]. Re-acquires our own lock, or takes over an expired one. */
     lockTakeOver: `update ${locks} set ${owner} = ${p(1)}, ${expiration} = ${p(2)} where ${key} = ${p(3)} and (${owner} = ${p(4)} or ${expiration} <= ${p(5)})`,
     /** [now] */
     lockSweep: `delete from ${locks} where ${expiration} <= ${p(1)}`,

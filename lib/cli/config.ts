@@ -1,38 +1,8 @@
 // A Laravel app's environment turned into larq's configuration, read the way the app's config files read
 // it (config/app.php, database.php, queue.php, cache.php of the skeletons), so larq meets the PHP side on
-// the same Redis keys, failed_jobs rows and cache entries. Values go through Laravel's env(): "null" and
-// "(null)" mean unset (the default applies; for the two prefixes they mean "no prefix"), "empty" and
-// "(empty)" mean "", and surrounding quotes are dropped. `--laravel` (or LARQ_LARAVEL) picks the skeleton
-// whose defaults apply: "≥11" below means Laravel 11 and later, "≤10" Laravel 8 to 10.
-//
-// | variable                     | larq setting                              | default                                               |
-// | ---------------------------- | ----------------------------------------- | ----------------------------------------------------- |
-// | LARQ_LARAVEL (--laravel)     | PHP peers' version: 8-13, or 12.11-style  | 13 (13.26)                                            |
-// | APP_NAME                     | derived prefixes                          | Laravel                                               |
-// | APP_KEY                      | queue encrypter (ShouldBeEncrypted jobs)  | none: encrypted jobs fail                             |
-// | APP_PREVIOUS_KEYS            | older keys tried when decrypting          | none (comma-separated)                                |
-// | APP_CIPHER                   | encrypter cipher                          | AES-256-CBC                                           |
-// | APP_TIMEZONE                 | failed_at and the work log's timestamps   | UTC                                                   |
-// | QUEUE_CONNECTION             | default connection name; must be Redis    | redis (larq only speaks Redis)                        |
-// | REDIS_URL (--redis-url)      | Redis; its parts win over REDIS_*         | none                                                  |
-// | REDIS_HOST, REDIS_PORT       | Redis server                              | 127.0.0.1, 6379                                       |
-// | REDIS_USERNAME, REDIS_PASSWORD | Redis auth                              | none                                                  |
-// | REDIS_DB, REDIS_CACHE_DB     | databases of the default/cache connection | 0, 1                                                  |
-// | REDIS_PREFIX (--prefix)      | key prefix of every Redis connection      | slug(APP_NAME,'_')_database_ (≤12), slug(APP_NAME)-database- (13) |
-// | REDIS_QUEUE                  | default queue                             | default                                               |
-// | REDIS_QUEUE_CONNECTION       | Redis connection of the queue: default/cache | default                                            |
-// | REDIS_QUEUE_RETRY_AFTER      | retry_after, seconds                      | 90                                                    |
-// | REDIS_QUEUE_BLOCK_FOR        | block_for, seconds (not in the skeleton)  | none: never block                                     |
-// | DB_CONNECTION                | sqlite, mysql, mariadb or pgsql           | sqlite (≥11), mysql (≤10)                             |
-// | DB_HOST, DB_PORT, DB_SOCKET  | database server                           | 127.0.0.1, 3306 (mysql) / 5432 (pgsql), none          |
-// | DB_DATABASE                  | database name; sqlite: file, app-relative | database/database.sqlite; laravel (≥11), forge (≤10)  |
-// | DB_USERNAME, DB_PASSWORD     | database credentials                      | root (≥11), forge (≤10); empty                        |
-// | QUEUE_FAILED_DRIVER          | failed-job store: database-uuids, database, file, null | database-uuids                           |
-// | QUEUE_FAILED_TABLE           | failed-job table (larq's; Laravel hardcodes it) | failed_jobs                                     |
-// | CACHE_STORE (≥11), CACHE_DRIVER (≤10) | cache: redis, database, array; else none | database (≥11), file (≤10): file means none           |
-// | CACHE_PREFIX                 | cache key prefix                          | derived from APP_NAME per version (lib/cache/prefix)  |
-// | REDIS_CACHE_CONNECTION, REDIS_CACHE_LOCK_CONNECTION | cache and lock Redis connections: default/cache | cache, default       |
-// | DB_CACHE_TABLE, DB_CACHE_LOCK_TABLE | database cache tables              | cache, cache_locks                                    |
+// the same Redis keys, failed_jobs rows and cache entries. Values go through Laravel's env() (./dotenv).
+// Every variable read here, with its meaning and default, is listed in CLI_ENVIRONMENT (./environment):
+// a variable added here goes there too (a spec checks both ways).
 import { isAbsolute, join, resolve } from 'path';
 import type { CacheConfig, CacheLaravelVersion } from '../cache';
 import { InvalidOptionError, LarqError } from '../errors';
