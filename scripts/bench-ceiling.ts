@@ -95,13 +95,22 @@ function ceilingClient(port: number): CeilingClient {
   return client as CeilingClient;
 }
 
+/** For the spec of these runs: a fixed reservation expiry, or reservations left in place (no ZREM). */
+export interface DrainOptions {
+  /** The reservation's expiry in Unix seconds; default now + 90 (retry_after). */
+  expiry?: () => number;
+  /** Whether each reservation is acknowledged (ZREM); default true. */
+  acknowledge?: boolean;
+}
+
 /** Take and acknowledge every job of the queue the way `config` says; resolves to the jobs taken. */
-export async function drainAtCeiling(port: number, keys: CeilingKeys, config: CeilingConfig): Promise<number> {
+export async function drainAtCeiling(port: number, keys: CeilingKeys, config: CeilingConfig, options: DrainOptions = {}): Promise<number> {
   const client = ceilingClient(port);
   await client.ping();
   let taken = 0;
   let empty = false;
-  const expiry = () => Math.floor(Date.now() / 1000) + 90;
+  const expiry = options.expiry ?? (() => Math.floor(Date.now() / 1000) + 90);
+  const acknowledge = options.acknowledge ?? true;
   const scriptLane = async (): Promise<void> => {
     let acks: string[] = [];
     while (!empty || acks.length > 0) {
@@ -118,7 +127,7 @@ export async function drainAtCeiling(port: number, keys: CeilingKeys, config: Ce
         if (error) throw error;
         if (!Array.isArray(raw)) continue; // the ZREM's count
         if (raw.length < config.batch) empty = true;
-        for (const reserved of raw as string[]) acks.push(reserved);
+        if (acknowledge) for (const reserved of raw as string[]) acks.push(reserved);
         taken += raw.length;
       }
     }
@@ -147,7 +156,7 @@ export async function drainAtCeiling(port: number, keys: CeilingKeys, config: Ce
       reserve.lpop(keys.notify, reservedNow.length);
       for (const [error] of (await reserve.exec()) ?? []) if (error) throw error;
       taken += reservedNow.length;
-      acks = reservedNow;
+      if (acknowledge) acks = reservedNow;
     }
   };
   const lane = config.kind === 'plain' ? plainLane : scriptLane;

@@ -11,7 +11,8 @@
 // Settings: larq's worker rows use what `larq work --stop-when-empty` passes to createWorker (timeout 60,
 // tries 1, sleep 3, memory 128 above the start, signals handled, the Redis cache for queue:restart and
 // queue:pause, a maintenance-file check, the default chain/batch/debounce hooks); one more row runs
-// timeout 0 and says so. BullMQ's rows use BullMQ's defaults (lock renewal on). Laravel's rows run
+// timeout 0 and says so. BullMQ's rows use BullMQ's worker defaults (lock renewal on); its jobs are added
+// with removeOnComplete, so a finished job leaves Redis as Laravel's and larq's do. Laravel's rows run
 // Illuminate\Queue\Worker with queue:work's defaults (bench.php). Every worker is built and connected
 // before its clock starts, and a full GC runs before each contender (the script runs with --expose-gc).
 import { fork, spawn, spawnSync, type ChildProcess } from 'child_process';
