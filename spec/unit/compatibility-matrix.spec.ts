@@ -87,4 +87,15 @@ describe('docs/compatibility.md', () => {
     }
     expect(named).to.be.greaterThan(rows.length);
   });
+
+  it("is the table README.md's Compatibility section shows, row for row", function () {
+    const table = (file: string) => {
+      const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+      const header = lines.indexOf('| Feature | 8 | 9-11 | 12 | 13 |');
+      expect(header, `${file} has the matrix`).to.be.greaterThan(-1);
+      const end = lines.findIndex((l, i) => i > header && !l.startsWith('|'));
+      return lines.slice(header, end);
+    };
+    expect(table('README.md')).to.deep.equal(table('docs/compatibility.md'));
+  });
 });
