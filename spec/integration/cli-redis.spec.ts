@@ -2,6 +2,7 @@
 // TLS with REDIS_SCHEME=tls (verified against LARQ_REDIS_CA). Real redis-servers of the spec's own.
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { runLarq } from '../support/larqProcess';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -52,14 +53,7 @@ describe('the larq command over a Unix socket and over TLS', function () {
   function larq(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const file = join(dir, `${Math.random().toString(36).slice(2)}.env`);
     writeFileSync(file, Object.entries({ APP_NAME: 'Shop', LARQ_LARAVEL: '12', ...env }).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
-    const child = spawn(process.execPath, [cli.main, ...args, `--env=${file}`], { env: clean });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+    return runLarq(cli.main, [...args, `--env=${file}`]);
   }
 
   it('reads the queue through the socket REDIS_HOST names', async function () {

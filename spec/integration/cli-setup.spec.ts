@@ -1,7 +1,6 @@
 // `larq work` on a broken set-up stops at once, exit status 1, with one line naming the setting and the
 // fix, instead of idling or repeating a database error every few seconds while no job runs.
 import { expect } from 'chai';
-import { spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -10,6 +9,7 @@ import { createFailedJobsTable } from '../../lib/failed';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { ChainStep } from '../support/phpJobs';
 import { compileCli, type CompiledCli } from '../support/compiled';
+import { runLarq } from '../support/larqProcess';
 import { requireRedis } from '../support/redis';
 
 describe('larq work on a broken set-up', function () {
@@ -31,18 +31,9 @@ describe('larq work on a broken set-up', function () {
   async function work(env: Record<string, string>, args: string[] = [], app = mkdtempSync(join(dir, 'app-'))): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
     const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', ...env };
     writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
     const started = Date.now();
-    const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], { cwd: app, env: clean });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    const limit = setTimeout(() => child.kill('SIGKILL'), 20000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    clearTimeout(limit);
-    return { code, stdout, stderr, ms: Date.now() - started };
+    const run = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], { cwd: app, timeoutMs: 20000 });
+    return { ...run, ms: Date.now() - started };
   }
 
   async function sqliteWith(tables: { failed?: boolean; cache?: boolean }): Promise<string> {
@@ -121,15 +112,7 @@ describe('larq work on a broken set-up', function () {
       const app = mkdtempSync(join(dir, 'app-'));
       const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' };
       writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-      const clean: Record<string, string | undefined> = { ...process.env, ...env };
-      for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE)_/.test(name)) delete clean[name];
-      const child = spawn(process.execPath, [heavy.main, 'work', `--handlers=${heavy.compiled('spec/support/cli/heavyHandlers.ts')}`, '--stop-when-empty', '--sleep=0', ...args], { cwd: app, env: clean });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { code, stdout, stderr };
+      return runLarq(heavy.main, ['work', `--handlers=${heavy.compiled('spec/support/cli/heavyHandlers.ts')}`, '--stop-when-empty', '--sleep=0', ...args], { cwd: app, env });
     }
 
     it("does not count the memory held before the first job (a TypeScript loader's, the module's own)", async function () {

@@ -1,7 +1,6 @@
 // artisan's queue verbs larq lacked: queue:pause / queue:resume (one queue or --all), queue:retry-batch and
 // queue:prune-batches, as processes against a Laravel-style .env, a private redis-server and SQLite.
 import { expect } from 'chai';
-import { spawn } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -10,6 +9,7 @@ import { createFailedJobProvider, createFailedJobsTable } from '../../lib/failed
 import { BatchRepository } from '../../lib/features';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
+import { runLarq, startLarq } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, requireRedis } from '../support/redis';
 
@@ -46,14 +46,7 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
   afterEach(() => queue?.close());
 
   function larq(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
-    const child = spawn(process.execPath, [cli.main, ...args, `--env=${env}`], { env: clean });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+    return runLarq(cli.main, [...args, `--env=${env}`]);
   }
 
   const work = () => larq('work', `--handlers=${cli.handlers}`, '--stop-when-empty', '--sleep=0');
@@ -135,15 +128,9 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
 
   describe("larq work's output, as queue:work 13 prints it", function () {
     function start(args: string[], extraEnv: Record<string, string> = {}) {
-      const clean: Record<string, string | undefined> = { ...process.env, ...extraEnv };
-      for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
-      delete clean.NO_COLOR;
-      if (!('FORCE_COLOR' in extraEnv)) delete clean.FORCE_COLOR;
-      const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, `--env=${env}`, ...args], { env: clean });
-      const run = { stdout: '', stderr: '', done: new Promise<number | null>((resolve) => child.on('exit', resolve)) };
-      child.stdout.on('data', (d) => (run.stdout += d));
-      child.stderr.on('data', (d) => (run.stderr += d));
-      return { child, run };
+      // no colour settings of this process: the spec says when it wants them
+      const run = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--env=${env}`, ...args], { env: extraEnv, unset: ['NO_COLOR', 'FORCE_COLOR'] });
+      return { child: run.child, run };
     }
     async function until(check: () => boolean, ms = 15000): Promise<void> {
       const deadline = Date.now() + ms;

@@ -1,13 +1,13 @@
 // `larq work` as a drop-in for queue:work in a real Laravel 12 or 13 app: an app directory with a .env and
 // a composer.lock, real Laravel dispatching and working beside it, and the larq command as a process.
 import { expect } from 'chai';
-import { spawn } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 import { compileCli, type CompiledCli } from '../support/compiled';
+import { startLarq } from '../support/larqProcess';
 import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
 import { rawClient, requireRedis } from '../support/redis';
 
@@ -57,27 +57,21 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     if (composerVersion) writeFileSync(join(app, 'composer.lock'), JSON.stringify({ packages: [{ name: 'laravel/framework', version: `v${composerVersion}.0` }] }));
   }
 
-  function larq(args: string[], until?: { stderr: RegExp; ms: number }): Promise<Run & { matchedAfterMs?: number }> {
-    const env: Record<string, string | undefined> = { ...process.env };
-    for (const name of Object.keys(env)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete env[name];
+  // Run larq in the app; with `until`, stop it as soon as its stderr matches, noting when that was.
+  async function larq(args: string[], until?: { stderr: RegExp; ms: number }): Promise<Run & { matchedAfterMs?: number }> {
     const started = Date.now();
-    const child = spawn(process.execPath, [cli.main, ...args], { cwd: app, env });
-    const run: Run & { matchedAfterMs?: number } = { code: null, stdout: '', stderr: '' };
-    child.stdout.on('data', (d) => (run.stdout += d));
-    child.stderr.on('data', (d) => {
-      run.stderr += d;
-      if (until && run.matchedAfterMs === undefined && until.stderr.test(run.stderr)) {
-        run.matchedAfterMs = Date.now() - started;
-        child.kill('SIGKILL');
+    const run = startLarq(cli.main, args, { cwd: app });
+    let matchedAfterMs: number | undefined;
+    run.child.stderr!.on('data', () => {
+      if (until && matchedAfterMs === undefined && until.stderr.test(run.stderr)) {
+        matchedAfterMs = Date.now() - started;
+        run.child.kill('SIGKILL');
       }
     });
-    const limit = setTimeout(() => child.kill('SIGKILL'), until?.ms ?? 60000);
-    return new Promise((resolve) =>
-      child.on('exit', (code) => {
-        clearTimeout(limit);
-        resolve({ ...run, code });
-      }),
-    );
+    const limit = setTimeout(() => run.child.kill('SIGKILL'), until?.ms ?? 60000);
+    const code = await run.done;
+    clearTimeout(limit);
+    return { code, stdout: run.stdout, stderr: run.stderr, matchedAfterMs };
   }
 
   const handlers = () => `--handlers=${cli.compiled('spec/support/cli/appHandlers.ts')}`;
