@@ -7,15 +7,17 @@ export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisQueueOptions, type RedisConnecti
 export { RedisJob } from './jobs/RedisJob';
 export type { JobInput, ObjectJob } from './jobs/dispatch';
 export type { LaravelLine, LaravelVersion, LaravelMajor } from './LaravelLine';
+export { LaravelRelease } from './LaravelLine';
 export { laravelPrefix } from './redis/keys';
 
 // Workers: run Laravel jobs in Node with Laravel's retry, timeout and failure rules.
 export { createWorker, type CreateWorkerDeps } from './createWorker';
 export { Worker, EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT, type WorkerDeps } from './Worker';
-export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions, type OnTimeout } from './WorkerOptions';
+export { DEFAULT_WORKER_OPTIONS, resolveWorkerOptions, type WorkerOptions, type OnTimeout, type OnHungHandler } from './WorkerOptions';
+export type { AttemptState } from './worker/Attempt';
 export { Handlers, LARAVEL_FEATURES, type HandlersOptions, type HandlersSummary, type LaravelFeature, type UnknownJobPolicy, type CommandHooks, type JobContext, type ObjectJobContext, type ObjectJobHandler, type StringJobHandler, type FailedHook } from './handlers/Handlers';
 export type { WorkerEvents, WorkerEvent, JobEvent, WorkerStopReason, WorkerStopResult } from './events';
-export type { WorkerJob, WorkerQueue, WorkerCache, JobRunner, FailedJobLogger } from './jobs/contracts';
+export type { WorkerJob, WorkerQueue, WorkerCache, JobRunner, FailedJobLogger, AttemptAction } from './jobs/contracts';
 export { calculateBackoff } from './backoff';
 
 // Laravel's failed-job stores and cache stores.
@@ -70,5 +72,8 @@ export {
   RedisUnavailableError,
   PhpEnumCaseError,
   FailedJobNotRecordedError,
+  AttemptOverError,
+  HungHandlerError,
+  JobAlreadyRunningError,
 } from './errors';
 export { UntransliterableTitleError } from './support/Str';

@@ -99,7 +99,7 @@ describe('the packed package in a fresh TypeScript project', function () {
       try {
         await redis.rpush(`${prefix}queues:billing`, '{"uuid":"x"}');
         const size = run(join(project, 'node_modules', '.bin', 'larq'), ['size', 'billing', `--redis-url=redis://127.0.0.1:${port}`, `--prefix=${prefix}`, '--json'], project);
-        expect(JSON.parse(size)).to.deep.equal([{ connection: 'redis', queue: 'billing', size: 1, pending: 1, delayed: 0, reserved: 0 }]);
+        expect(JSON.parse(size)).to.deep.equal([{ connection: 'redis', queue: 'billing', size: 1, pending: 1, delayed: 0, reserved: 0, failed: 0, invalid: 0 }]);
       } finally {
         await redis.del(`${prefix}queues:billing`);
         redis.disconnect();
