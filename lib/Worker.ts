@@ -586,12 +586,13 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   }
 
   // Free slots, at most half of them, never more than maxJobs still allows (maxJobs counts started jobs
-  // and the slots held for pops in flight), and never more than the memory left holds. The other half
+  // and the slots held for pops in flight), and never more than the memory left holds once the pops in
+  // flight have brought their jobs. The other half
   // stays for the next pass or the other loop, so Redis reserves one batch while another runs.
   private popLimit(): number {
     const free = Math.min(this.slots.free, Math.ceil(this.slots.size / 2));
     const byCount = this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed - this.slots.held)) : free;
-    return this.popBudget.limit(byCount, this.slots.unfinishedCount + this.slots.held);
+    return this.popBudget.limit(byCount, this.slots.unfinishedCount, this.slots.held);
   }
 
   private passOrder(list: readonly string[]): readonly string[] {

@@ -6,12 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type Redis from 'ioredis';
-import { FakeClock, unixSeconds } from '../../lib/clock';
+import { unixSeconds } from '../../lib/clock';
 import { createWorker } from '../../lib/createWorker';
 import { createFailedJobProvider } from '../../lib/failed';
 import { Handlers } from '../../lib/handlers/Handlers';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue } from '../../lib/RedisQueue';
+import { IdleTime } from '../support/idleTime';
 import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
 import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
 
@@ -48,9 +49,11 @@ for (const line of LARAVEL_LINES) describe(`interop: a larq worker fails a Larav
 
     const sent = await phpDispatch('object-failing', { port, prefix, args: [3, 'boom', '1,2'] });
 
-    // Virtual time: the worker's idle sleep moves the shared clock, so "due at" is checked exactly (no job
-    // timeout here: its timer would sleep on the same fake and jump the clock).
-    const clock = new FakeClock(Date.now());
+    // Virtual time: only the worker's idle sleep moves the shared clock, so "due at" is checked exactly. Its
+    // deadline timer (stop checks while the job runs) waits on the clock without moving it, and the clock
+    // stands still while a pop, the handler or the release is on its way to Redis, however long that takes.
+    const time = new IdleTime();
+    const { clock } = time;
     const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 90, clock });
     const failed = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
     const runs: { at: number; attempts: number; state: unknown }[] = [];
@@ -61,14 +64,9 @@ for (const line of LARAVEL_LINES) describe(`interop: a larq worker fails a Larav
       runs.push({ at: unixSeconds(clock), attempts: ctx.attempts, state: await dumpKeys(client, prefix) });
       throw new Error(String(command.reason));
     });
-    const worker = createWorker(queue, handlers, { sleep: 0.25, stopWhenEmpty: false, maxJobs: 3, timeout: 0, memory: 4096 }, {
-      failed,
-      clock,
-      sleep: async (ms) => {
-        clock.advance(ms / 1000);
-        await new Promise((r) => setTimeout(r, 5));
-      },
-    });
+    const worker = createWorker(queue, handlers, { sleep: 0.25, stopWhenEmpty: false, maxJobs: 3, timeout: 0, memory: 4096 }, { failed, clock, sleep: time.sleep });
+    // Each release's Redis state is read before time moves on and the next pop takes the job back.
+    time.drive(worker, () => Promise.all(releases.map((r) => r.state)));
     worker.on('JobReleasedAfterException', (e) => {
       releases.push({ at: unixSeconds(clock), backoff: e.backoff, reserved: e.job.getReservedJob(), state: dumpKeys(client, prefix) });
     });
