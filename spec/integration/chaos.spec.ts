@@ -23,6 +23,9 @@ const JOBS = 20000;
 const WORKERS = 3;
 const SIGKILL_EVERY_MS = 3000;
 const CLIENT_KILL_EVERY_MS = 1000;
+// How long before Redis stopped a finished job's ZREM may still have been on its way (acks go out before
+// the worker's next pop, normally within milliseconds).
+const ACK_WINDOW_MS = 1000;
 
 type Disruption = 'none' | 'restart' | 'outage';
 
@@ -103,11 +106,13 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
       }
     })();
     let resumedAt: number | null = null;
+    let stoppedAt: number | null = null;
     let aliveAtReturn: number[] = [];
     const redisEvents = (async () => {
       if (disruption === 'none') return;
       await sleep(4000);
       redisUp = false;
+      stoppedAt = Date.now();
       await server.stop();
       if (disruption === 'outage') await sleep(30000);
       await server.start();
@@ -155,12 +160,20 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
       const [, , , , t] = l.split(' ');
       return { event, step: Number(step), pid: Number(pid), attempt: Number(attempt), t: Number(t) };
     });
-    const starts = new Map<number, { pid: number; attempt: number }[]>();
+    const starts = new Map<number, { step: number; pid: number; attempt: number; t: number }[]>();
     for (const e of events) if (e.event === 'start') starts.set(e.step, [...(starts.get(e.step) ?? []), e]);
     const lost = [...confirmed].filter((n) => !starts.has(n));
     const landedAfterRefusal = [...refused].filter((n) => starts.has(n));
     const duplicates = [...starts].filter(([, s]) => s.length > 1);
-    const unexplained = duplicates.filter(([, s]) => !s.slice(0, -1).some((a) => killedPids.has(a.pid)));
+    // A run that ended just before Redis went down for longer than retry_after may not have had its ZREM
+    // answered: its reservation then expires while Redis is away, and whichever worker pops first after
+    // the return runs it again, as it would with Laravel's workers. Such a duplicate must have run again
+    // only after Redis came back; every other duplicate needs a SIGKILL.
+    const ends = new Map<string, number>();
+    for (const e of events) if (e.event === 'end') ends.set(`${e.step} ${e.pid} ${e.attempt}`, e.t);
+    const ackLostInOutage = (first: { step: number; pid: number; attempt: number }, again: { t: number }) =>
+      disruption === 'outage' && stoppedAt !== null && resumedAt !== null && again.t >= resumedAt && (ends.get(`${first.step} ${first.pid} ${first.attempt}`) ?? Infinity) >= stoppedAt - ACK_WINDOW_MS;
+    const unexplained = duplicates.filter(([, s]) => !s.slice(0, -1).some((a, i) => killedPids.has(a.pid) || ackLostInOutage(a, s[i + 1])));
     // After the outage: how soon each worker that lived through it started a job again.
     const resumedIn =
       disruption !== 'outage' || resumedAt === null ? [] : aliveAtReturn.map((pid) => Math.min(...events.filter((e) => e.event === 'start' && e.pid === pid && e.t >= resumedAt!).map((e) => e.t)) - resumedAt!);
@@ -174,9 +187,8 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     expect(left, 'jobs left in Redis').to.equal(0);
     expect(landedAfterRefusal, 'refused pushes that ran').to.deep.equal([]);
     expect(unexplained.slice(0, 10).map(([n, s]) => `${n}: ${JSON.stringify(s)}`), `${unexplained.length} jobs ran twice without a SIGKILL`).to.deep.equal([]);
-    // Within a second of Redis returning on a quiet machine (the producer's own reconnect included); the
-    // bound tolerates a loaded one.
-    for (const ms of resumedIn) expect(ms, 'a worker resuming after the outage').to.be.below(5000);
+    // Within a second of Redis returning (the issue's bound).
+    for (const ms of resumedIn) expect(ms, 'a worker resuming after the outage').to.be.below(1000);
     expect(codes, workers.map((w) => w.stderr).join('\n')).to.deep.equal(new Array(WORKERS).fill(0));
   }
 
