@@ -126,6 +126,9 @@ export class LocalCluster {
       this.ports.map((port) => ({ host: '127.0.0.1', port })),
       options,
     );
+    // A killed node refuses the client's connections until the map is refreshed; ioredis reports each
+    // as an `error` event (and crashes the run when nobody listens) while its commands retry or reject.
+    client.on('error', () => undefined);
     this.clients.push(client);
     return client;
   }

@@ -63,10 +63,13 @@ export class RedisProcess {
     return this.proc !== undefined;
   }
 
-  /** Starts the process and resolves once it answers PING. */
-  async start(timeoutMs = 10000): Promise<void> {
+  /**
+   * Starts the process and resolves once it answers PING. `extraArgs` override its own arguments for
+   * this start only (later arguments win in redis-server's command line).
+   */
+  async start(extraArgs: readonly string[] = [], timeoutMs = 10000): Promise<void> {
     if (this.proc) throw new Error(`redis-server on port ${this.port} is already running`);
-    const proc = spawn('redis-server', [...this.args, '--logfile', this.logFile], { stdio: 'ignore' });
+    const proc = spawn('redis-server', [...this.args, ...extraArgs, '--logfile', this.logFile], { stdio: 'ignore' });
     this.proc = proc;
     running.add(proc);
     this.exited = new Promise((resolve) =>
