@@ -3,6 +3,8 @@
 // the queue's hash slot, so each script and transaction stays on one primary.
 import { expect } from 'chai';
 import { FakeClock } from '../../lib/clock';
+import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
+import { pauseQueue, signalRestart } from '../../lib/cache/signals';
 import { createWorker } from '../../lib/createWorker';
 import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
@@ -152,5 +154,23 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
     expect(ran).to.deep.equal([['high', 2], ['low', 1]]);
     expect(await q.size('high')).to.equal(0);
     expect(await q.size('low')).to.equal(0);
+  });
+
+  it('reads the restart and pause signals from a cache on the cluster', async () => {
+    const q = open({ clock: undefined });
+    const cache = new RedisCacheStore({ connection: cluster.client(), prefix, laravel: 13 });
+    await q.pushRaw(job(1), 'paused');
+    await q.pushRaw(job(2), 'open');
+    await pauseQueue(cache, 'redis', 'paused');
+    const ran: unknown[] = [];
+    const handlers = new Handlers().string('cluster-job', (data: { n: number }, ctx) => {
+      ran.push([ctx.queue, data.n]);
+      return ctx.delete();
+    });
+    const worker = createWorker(q, handlers, { sleep: 0.05, memory: 4096 }, { cache });
+    worker.on('JobProcessed', () => void signalRestart(cache, Math.floor(Date.now() / 1000) + 1));
+    expect(await worker.daemon('paused,open')).to.deep.equal({ status: 0, reason: 'restart_signal' });
+    expect(ran).to.deep.equal([['open', 2]]);
+    expect(await q.pendingSize('paused')).to.equal(1);
   });
 });
