@@ -2,24 +2,28 @@
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
-import { InvalidOptionError, InvalidPayloadError, LarqError } from './errors';
+import { InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
-import { OneWrite, type Replies } from './redis/OneWrite';
+import { CommandBatch, type Replies } from './redis/CommandBatch';
 import { EncodedCommand } from './redis/EncodedCommand';
-import { bulkTransaction, CHUNK_BYTES } from './redis/BulkTransaction';
+import { BulkTransaction } from './redis/BulkTransaction';
+import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
+import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { isClient, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
+import { isClient, reconnectDelay, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
 
 // Payloads per RPUSH in bulkRaw: keeps each command's argument list (and Redis' reply buffer) bounded.
 const BULK_CHUNK = 1000;
+// The buffer an RPUSH of bulkRaw starts with; a payload that does not fit starts the next RPUSH.
+const BULK_COMMAND_BYTES = 256 * 1024;
 
 /** One entry of {@link RedisQueue.bulkRaw}: a payload, or a payload with a delay (seconds or a date). */
 export type BulkEntry = string | { payload: string; delay?: number | Date };
@@ -61,7 +65,7 @@ export class RedisQueue implements ReservedJobStore {
     this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
-    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c) : new Redis(c);
+    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, { retryStrategy: reconnectDelay }) : new Redis({ retryStrategy: reconnectDelay, ...c });
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
@@ -126,58 +130,48 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
-   * Push (or schedule) many payloads in one MULTI sent as one pipeline: one round trip, and no other client
-   * sees a partial batch. Laravel runs its push script once per job; here each run of consecutive pushes
-   * goes out as one RPUSH of the payloads and one RPUSH of as many notify tokens, which leaves the lists
-   * exactly as those push scripts would (same items, same order) at a fraction of Redis' work. Delayed
-   * entries run the later script, in their place in the order.
+   * Push (or schedule) many payloads in one MULTI: one round trip, and no other client sees a partial
+   * batch. Laravel runs its push script once per job; here each run of consecutive pushes goes out as
+   * one RPUSH of the payloads and one RPUSH of as many notify tokens, which leaves the lists exactly as
+   * those push scripts would (same items, same order). A delayed entry is a ZADD in its place in the
+   * order, which is what Laravel's later script runs. All of it runs or none of it: when the connection
+   * closes before EXEC's reply, the call rejects with UnconfirmedWriteError and is not sent again.
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     await this.sendBulk(entries.length, (i) => entries[i], queue);
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
-  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws leaves the queue
-  // untouched: what was already written of the transaction is discarded.
+  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing.
   private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
     if (count === 0) return;
     const keys = this.keysFor(queue);
-    const tx = bulkTransaction(this.client);
+    const what = `the bulk push to ${keys.queue}`;
+    const tx = new BulkTransaction(this.client, what);
     let run: EncodedCommand | null = null;
-    // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens, a chunk at a time.
+    // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens.
     const endRun = (): void => {
       if (run === null) return;
       tx.send(run);
-      tx.send(new EncodedCommand('rpush', keys.notify, run.size * 8).addRepeated('1', run.size));
-      tx.flush();
+      tx.send(new EncodedCommand('rpush', keys.notify, run.size * 8, what).addRepeated('1', run.size));
       run = null;
     };
-    try {
-      for (let i = 0; i < count; i++) {
-        const e = entryAt(i);
-        if (typeof e === 'string' || e.delay === undefined) {
-          const payload = typeof e === 'string' ? e : e.payload;
-          // A payload that would make the chunk's buffer grow starts the next chunk instead. Ending chunks
-          // only past CHUNK_BYTES, most of them grew for their last payload: in a profile of 1,000-job
-          // calls, copying into the grown buffers took 5% of bulk()'s time.
-          if (run !== null && !run.fits(payload)) endRun();
-          run ??= new EncodedCommand('rpush', keys.queue, CHUNK_BYTES + 1024);
-          run.add(payload);
-          if (run.size === BULK_CHUNK || run.byteLength >= CHUNK_BYTES) endRun();
-        } else {
-          endRun();
-          const availableAt = this.availableAt(e.delay);
-          tx.issue((target) => scripts.laterInto(target, keys, availableAt, e.payload));
-        }
+    for (let i = 0; i < count; i++) {
+      const e = entryAt(i);
+      if (typeof e === 'string' || e.delay === undefined) {
+        const payload = typeof e === 'string' ? e : e.payload;
+        // A payload that would make the command's buffer grow starts the next RPUSH instead.
+        if (run !== null && !run.fits(payload)) endRun();
+        run ??= new EncodedCommand('rpush', keys.queue, BULK_COMMAND_BYTES, what);
+        run.add(payload);
+        if (run.size === BULK_CHUNK) endRun();
+      } else {
+        endRun();
+        tx.send(new AtMostOnceCommand('zadd', [keys.delayed, this.availableAt(e.delay), e.payload], { what }));
       }
-      endRun();
-    } catch (error) {
-      tx.discard();
-      throw error;
     }
-    const replies = await tx.exec();
-    const error = replies.find(([err]) => err)?.[0];
-    if (error) throw new LarqError(`bulk push to ${keys.queue} failed: ${error.message}`, { cause: error });
+    endRun();
+    await tx.exec();
   }
 
   /**
@@ -188,6 +182,7 @@ export class RedisQueue implements ReservedJobStore {
   async pop(queue?: string | null, index = 0): Promise<RedisJob | null> {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
+    await whenConnected(this.client, `the pop from ${keys.queue}`);
     await this.migrate(keys);
     const next = await this.retrieveNextJob(name, keys, this.mayBlock(index));
     this.noteFound(index, next !== null);
@@ -209,10 +204,11 @@ export class RedisQueue implements ReservedJobStore {
     if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
+    await whenConnected(this.client, `the pop from ${keys.queue}`);
     // This queue's acknowledgements not sent yet go first, in the same write: Redis removes those
     // reservations before this pop adds new ones, so a worker that refills a slot as soon as its handler
     // returns still never has more than its concurrency reserved.
-    const write = new OneWrite(this.client);
+    const write = new CommandBatch(this.client);
     const acks = this.acks.moveInto(write, keys.reserved);
     const { retryAfter, migrationBatchSize } = this.options;
     const migrations = retryAfter !== null ? 2 : 1;
@@ -220,7 +216,7 @@ export class RedisQueue implements ReservedJobStore {
       const now = this.now();
       write.add((t) => scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
       if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
-      write.add((t) => scripts.popInto(t, keys, this.availableAt(retryAfter ?? 0), count));
+      write.add((t) => scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count));
     } catch (error) {
       // What was added still goes out (a corked connection must not stay corked), and the acknowledgements
       // in it still settle.
@@ -240,6 +236,7 @@ export class RedisQueue implements ReservedJobStore {
     const jobs: RedisJob[] = [];
     const errors: Error[] = [];
     replies.forEach(([error, raw], i) => {
+      if (error instanceof UnconfirmedWriteError) return void errors.push(error);
       if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
       if (i < migrations) return;
       for (const reply of popReplies(raw)) {
@@ -316,6 +313,21 @@ export class RedisQueue implements ReservedJobStore {
     return this.client.llen(this.keysFor(queue).queue);
   }
 
+  /**
+   * Laravel's creationTimeOfOldestPendingJob (12.11+ payloads carry `createdAt`): the Unix time the job at
+   * the head of the list was created, or null when the list is empty or the payload has no createdAt.
+   */
+  async creationTimeOfOldestPendingJob(queue?: string | null): Promise<number | null> {
+    const payload = await this.client.lindex(this.keysFor(queue).queue, 0);
+    if (payload === null) return null;
+    try {
+      const createdAt = (JSON.parse(payload) as { createdAt?: unknown }).createdAt;
+      return typeof createdAt === 'number' ? createdAt : null;
+    } catch {
+      return null; // an undecodable payload: Laravel's json_decode gives null too
+    }
+  }
+
   /** Jobs in the delayed set. */
   async delayedSize(queue?: string | null): Promise<number> {
     return this.client.zcard(this.keysFor(queue).delayed);
@@ -374,7 +386,7 @@ export class RedisQueue implements ReservedJobStore {
   // NotifyWaiter), or, for a caller that shared a wait another caller's pop answered, one of its own.
   private async popAfterWait(waiter: NotifyWaiter, name: string, keys: QueueKeys): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     const wake = await waiter.wait(keys);
-    const popped = wake.take();
+    const popped = wake.claimPopped();
     if (popped === undefined) return wake.woke ? this.popReserved(name, keys) : null;
     if (popped instanceof Error) throw popped;
     if (popped.kind === 'invalid') throw this.quarantined(name, keys, popped);

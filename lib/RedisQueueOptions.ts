@@ -62,6 +62,15 @@ export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> 
   encrypter: null,
 });
 
+/**
+ * How a client larq opens itself reconnects: at once, then backing off to at most half a second between
+ * attempts, forever, so a worker is back within a second of Redis. A connection given as options may
+ * set its own retryStrategy.
+ */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(attempt * 50, 500);
+}
+
 /** Whether `c` is an ioredis client (or cluster) the caller owns. */
 export function isClient(c: unknown): c is Redis | Cluster {
   if (c instanceof Redis || c instanceof Cluster) return true;
@@ -101,6 +110,9 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
   const c = o.connection as unknown;
   if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) fail('connection', 'must be a URL, ioredis options or an ioredis client');
   if (ioredisKeyPrefix(c as string | object)) fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
+  if (typeof c === 'object' && ((isClient(c) ? c.options : c) as RedisOptions).autoResendUnfulfilledCommands === false) {
+    fail('connection', 'must not turn off autoResendUnfulfilledCommands: ioredis would then drop the commands a closed connection left unanswered without settling them (larq keeps its queue writes from being resent itself)');
+  }
   if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
   if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
   const retryAfter = retryAfterProblem(o.retryAfter);

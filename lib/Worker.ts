@@ -88,6 +88,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The attempts whose handlers have not settled, by job identity (uuid, else the raw payload): a job
   // popped again while its key is here is not started (from concurrency 2; one slot cannot hold two).
   private readonly handlersRunning = new Map<string, Attempt<J>>();
+  // The queues found paused by the last pass, to tell WorkerQueuePaused/Resumed transitions.
+  private lastPaused = new Set<string>();
   private readonly recorder: FailureRecorder;
   private running = false;
   private paused = false;
@@ -337,8 +339,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private async getNextJob(list: readonly string[], limit: number): Promise<J[]> {
     try {
       this.events.emit('JobPopping', this.where(list));
-      for (const [index, name] of this.passOrder(list).entries()) {
-        if (await this.cacheSignals.isPaused(this.queue.connectionName, name)) continue;
+      const order = this.passOrder(list);
+      const paused = await this.pausedQueues(order);
+      for (const [index, name] of order.entries()) {
+        if (paused.has(name)) continue;
         // popMany even for one job: its migrations and pop travel in one round trip instead of three.
         const jobs = this.queue.popMany
           ? await this.queue.popMany(name, index, limit, (e) => this.reportAndCheckConnection(e))
@@ -353,6 +357,18 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       await this.sleep(1);
       return [];
     }
+  }
+
+  // Laravel 13's getPausedQueues and raisePausedQueueEvents: which queues of the list are paused now, each
+  // read once per pass, with an event for every queue that became paused or stopped being paused.
+  private async pausedQueues(order: readonly string[]): Promise<Set<string>> {
+    const connection = this.queue.connectionName;
+    const states = await Promise.all(order.map((name) => this.cacheSignals.isPaused(connection, name)));
+    const paused = new Set(order.filter((_, i) => states[i]));
+    for (const name of paused) if (!this.lastPaused.has(name)) this.events.emit('WorkerQueuePaused', { connectionName: connection, queue: name });
+    for (const name of this.lastPaused) if (!paused.has(name)) this.events.emit('WorkerQueueResumed', { connectionName: connection, queue: name });
+    this.lastPaused = paused;
+    return paused;
   }
 
   // A job whose earlier attempt still runs here (it outlived retry_after, was taken back to the queue and
@@ -544,7 +560,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // Laravel's stopIfNecessary (§10.14), in its order; a timeout stop comes first, as Laravel's is immediate.
   private async stopIfNecessary(startedAt: number, found: boolean): Promise<WorkerStopResult | null> {
     if (this.timedOutStop) return { status: EXIT_ERROR, reason: 'timed_out' };
-    if (this.lostConnection) return { status: EXIT_SUCCESS, reason: 'lost_connection' };
+    // Laravel exits 0 here; larq exits 1, so a supervisor that restarts only on failure (systemd's
+    // Restart=on-failure) brings back a worker whose Redis client gave up reconnecting.
+    if (this.lostConnection) return { status: EXIT_ERROR, reason: 'lost_connection' };
     if (this.shouldQuit) return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
     if (this.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
     if (await this.cacheSignals.shouldRestart()) return { status: EXIT_SUCCESS, reason: 'restart_signal' };

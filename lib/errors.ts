@@ -125,6 +125,31 @@ export class PhpOnlyJobError extends LarqError {
   }
 }
 
+/**
+ * Redis did not answer a queue write before its connection closed, so it may or may not have run: a
+ * push may or may not be queued, a bulk may or may not be queued (all of it or none), a pop may have
+ * reserved jobs (they come back after retry_after, as a crashed worker's do). larq never sends such a
+ * write again by itself; `what` names it.
+ */
+export class UnconfirmedWriteError extends LarqError {
+  constructor(
+    readonly what: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Redis did not answer ${what} before the connection closed: it may or may not have run, and it was not sent again`, options);
+  }
+}
+
+/** Redis could not be reached for a while; the client keeps reconnecting by itself. */
+export class RedisUnavailableError extends LarqError {
+  constructor(
+    readonly seconds: number,
+    what: string,
+  ) {
+    super(`Redis is unreachable (no connection for ${seconds} s); ${what} waits until it is back`);
+  }
+}
+
 /** A value read from a job that is not a case of the PHP enum the caller expects; `enumClass` names that enum. */
 export class PhpEnumCaseError extends LarqError {
   constructor(

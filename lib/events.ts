@@ -68,6 +68,10 @@ export interface WorkerEvents<J extends WorkerJob = WorkerJob> {
   JobHandlerHung: JobEvent<J> & { timeout: number; graceSeconds: number; policy: OnHungHandler };
   /** larq: a popped job's earlier attempt still runs here, so it was not started and stays reserved. */
   JobAlreadyRunning: JobEvent<J>;
+  /** A queue of this worker's list was found paused (queue:pause, or --all) since the last pass (13.x). */
+  WorkerQueuePaused: WorkerEvent;
+  /** A queue found paused before is no longer paused (13.x). */
+  WorkerQueueResumed: WorkerEvent;
   /** A daemon pass found no job (13.10+). */
   WorkerIdle: WorkerEvent & { options: Readonly<WorkerOptions> };
   /** The daemon is returning (13.x fields). */

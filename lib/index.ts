@@ -63,6 +63,8 @@ export {
   UnknownJobError,
   PhpOnlyJobError,
   CacheValueError,
+  UnconfirmedWriteError,
+  RedisUnavailableError,
   PhpEnumCaseError,
   FailedJobNotRecordedError,
 } from './errors';

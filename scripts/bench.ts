@@ -256,7 +256,7 @@ async function popAndAckEverything(port: number, n: number): Promise<void> {
       const pipeline = client.pipeline();
       if (acks.length > 0) pipeline.zrem(keys.reserved, ...acks);
       acks = [];
-      if (!empty) for (let i = 0; i < 10; i++) scripts.popInto(pipeline, keys, Math.floor(Date.now() / 1000) + 90, 50);
+      if (!empty) for (let i = 0; i < 10; i++) scripts.popInto(pipeline, client, keys, Math.floor(Date.now() / 1000) + 90, 50);
       for (const [error, raw] of (await pipeline.exec()) ?? []) {
         if (error) throw error;
         if (!Array.isArray(raw)) continue; // the ZREM's count

@@ -48,6 +48,8 @@ export class WorkOutput {
   attach(worker: Worker<RedisJob>, quiet: boolean): WeakSet<Error> {
     const reported = new WeakSet<Error>();
     if (!quiet) {
+      worker.on('WorkerQueuePaused', (e) => this.queueStatus(e.queue, 'paused'));
+      worker.on('WorkerQueueResumed', (e) => this.queueStatus(e.queue, 'resumed'));
       worker.on('JobProcessing', (e) => this.job(e.job, 'starting'));
       // A job that failed itself also fires JobProcessed: its FAIL line was written already.
       worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, 'success'));
@@ -100,6 +102,17 @@ export class WorkOutput {
     const dots = Math.max(this.options.width - name.length - (this.options.verbose ? detailsWidth + memory.length + 1 : 0) - runTime.length - 31, 0);
     const result = status === 'success' ? this.paint('DONE', 'green', true) : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
     this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`);
+  }
+
+  // writeQueueStatus: `  <time> Queue <name> PAUSED|RESUMED`, or a JSON line.
+  private queueStatus(queue: string, status: 'paused' | 'resumed'): void {
+    const now = Date.now();
+    if (this.options.json) {
+      this.io.out(JSON.stringify({ level: 'warning', queue, status, timestamp: isoTimestamp(now, this.options.timezone) }));
+      return;
+    }
+    const label = status === 'paused' ? this.paint('PAUSED', 'yellow', true) : this.paint('RESUMED', 'green', true);
+    this.io.out(`  ${this.paint(formatDateTime(now, this.options.timezone), 'gray')} Queue ${this.paint(queue, 'blue')} ${label}`);
   }
 
   // artisan's --json fields, empty ones left out as array_filter leaves them out.

@@ -3,12 +3,11 @@
 // are added, not when the command is sent.
 //
 // ioredis writes a command's arguments when it sends it: Buffer.byteLength of each one, then one string of
-// all of them, then that string's UTF-8 bytes. A profile of bulk() on 1,000-job calls put 22% of the time
-// there, most of it flattening each payload (a string built by concatenation) and then the string of all
-// of them. Here each argument is written once, straight into a buffer, so a payload is garbage as soon as
-// it is added instead of living, with its thousand siblings, until the whole call is sent (a scavenge that
-// finds them alive has to copy them: garbage collection went from 20% to 13% of bulk()'s time).
-import { Command } from 'ioredis';
+// all of them, then that string's UTF-8 bytes, flattening each payload (a string built by concatenation)
+// and then the string of all of them. Here each argument is written once, straight into a buffer, so a
+// payload is garbage as soon as it is added instead of living, with its thousand siblings, until the
+// whole call is sent (a scavenge that finds them alive has to copy them).
+import { AtMostOnceCommand } from './AtMostOnceCommand';
 
 // A UTF-16 code unit takes at most 3 bytes in UTF-8 (a surrogate pair: 4 bytes for 2 units).
 const MAX_BYTES_PER_UNIT = 3;
@@ -16,7 +15,7 @@ const MAX_BYTES_PER_UNIT = 3;
 const COUNT_ROOM = 1 + 10 + 2;
 
 /** A command `NAME key arg...` whose arguments are encoded as they are added. */
-export class EncodedCommand extends Command {
+export class EncodedCommand extends AtMostOnceCommand {
   private bytes: Buffer;
   private used: number;
   private count = 0;
@@ -25,9 +24,11 @@ export class EncodedCommand extends Command {
    * `name` and `key` are sent as given: no ioredis keyPrefix applies (larq refuses connections that have
    * one). The key is also the command's only ioredis argument, so a cluster pipeline finds its slot.
    * `sizeHint`: the bytes the arguments are expected to take (the buffer grows past it if need be).
+   * `what`: what the write does, when Redis must run it at most once (see AtMostOnceCommand); null for a
+   * write whose replay changes nothing.
    */
-  constructor(name: string, key: string, sizeHint = 16 * 1024) {
-    super(name, [key]);
+  constructor(name: string, key: string, sizeHint = 16 * 1024, what: string | null = null) {
+    super(name, [key], { what });
     const nameAndKey = Buffer.from(`$${Buffer.byteLength(name)}\r\n${name}\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`, 'utf8');
     // The arguments start right after the name and key; the count goes in front of those when sent.
     const start = COUNT_ROOM + nameAndKey.length;
@@ -92,7 +93,7 @@ export class EncodedCommand extends Command {
   }
 
   /** The whole command in Redis' protocol: what ioredis writes to the socket. */
-  override toWritable(): Buffer {
+  protected override encode(): Buffer {
     const count = `*${this.count + 2}\r\n`;
     const from = COUNT_ROOM - count.length;
     this.bytes.write(count, from, 'latin1');

@@ -19,7 +19,9 @@
 //   woken pop's job, never left reserved by nobody.
 import type { Cluster, Redis } from 'ioredis';
 import type { QueueKeys } from './keys';
-import { OneWrite } from './OneWrite';
+import { AtMostOnceCommand } from './AtMostOnceCommand';
+import { CommandBatch } from './CommandBatch';
+import { whenConnected } from './whenConnected';
 import { defineScripts, popReplies, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
@@ -31,11 +33,11 @@ export class Wake {
   ) {}
 
   /**
-   * The reply of the pop that followed the wait, for the first caller that asks; undefined for every other
-   * caller sharing the wait (each of those runs its own pop when `woke`, as Laravel retries once after a
-   * wake-up), and when close() cut the wait.
+   * The reply of the pop that followed the wait, handed to the first caller that claims it; undefined for
+   * every other caller sharing the wait (each of those runs its own pop when `woke`, as Laravel retries
+   * once after a wake-up), and when close() cut the wait.
    */
-  take(): PopReply | Error | undefined {
+  claimPopped(): PopReply | Error | undefined {
     const popped = this.popped;
     this.popped = undefined;
     return popped;
@@ -52,7 +54,8 @@ export interface NotifyWaiterOptions {
   readonly expiry: () => number;
 }
 
-const NOT_WOKEN = (): Wake => new Wake(false, undefined);
+/** A wait that ended without a wake-up and without a pop reply (close() cut it). */
+const cutWait = (): Wake => new Wake(false, undefined);
 
 export class NotifyWaiter {
   private connection: Redis | Cluster | undefined;
@@ -67,7 +70,7 @@ export class NotifyWaiter {
   /**
    * Wait on `keys.notify`. Callers waiting on the same list share one wait: a worker with two polling loops
    * would otherwise queue a second BLPOP behind the first on the blocking connection, and a stop could then
-   * wait twice as long. The job the wait's pop found goes to exactly one of them (Wake.take).
+   * wait twice as long. The job the wait's pop found goes to exactly one of them (Wake.claimPopped).
    */
   wait(keys: QueueKeys): Promise<Wake> {
     let waiting = this.waits.get(keys.notify);
@@ -98,7 +101,7 @@ export class NotifyWaiter {
       const wake = await this.blockOnce(keys, timeout);
       if (wake.woke || this.closed || (blockFor !== 0 && elapsed() >= blockFor)) return wake;
       // The slice timed out: a job (or error) its pop found ends the wait too.
-      const popped = wake.take();
+      const popped = wake.claimPopped();
       if (popped instanceof Error || (popped !== undefined && popped.kind !== 'empty')) return new Wake(false, popped);
     }
   }
@@ -106,15 +109,28 @@ export class NotifyWaiter {
   // One BLPOP and the pop behind it, in one write on the blocking connection.
   private async blockOnce(keys: QueueKeys, timeout: number): Promise<Wake> {
     const connection = this.blockingConnection();
+    try {
+      await whenConnected(connection, `the wait on ${keys.notify}`);
+    } catch (error) {
+      if (this.closed) return cutWait();
+      throw error;
+    }
+    if (this.closed) return cutWait();
     const sentExpiry = this.options.expiry();
-    const write = new OneWrite(connection);
-    write.add((t) => t.blpop(keys.notify, timeout));
-    write.add((t) => scripts.popOneInto(t, keys, sentExpiry));
+    const write = new CommandBatch(connection);
+    // Both at most once: after a reconnect neither is sent again (the BLPOP would hold the connection for
+    // its whole timeout, the pop would reserve a job nobody hears of); the pop's error says what happened.
+    const blpop = new AtMostOnceCommand('blpop', [keys.notify, timeout], { what: `the wait on ${keys.notify}` });
+    write.add((t) => {
+      (t as Redis).sendCommand(blpop);
+      return blpop.promise as Promise<unknown>;
+    });
+    write.add((t) => scripts.popOneInto(t, connection, keys, sentExpiry));
     let replies;
     try {
       replies = await write.send();
     } catch (error) {
-      if (this.closed) return NOT_WOKEN();
+      if (this.closed) return cutWait();
       throw error;
     }
     const [[waitError, token], [popError, raw]] = replies;
@@ -124,8 +140,9 @@ export class NotifyWaiter {
       // A job reserved is handed over whatever else happened: only its owner will ever delete it.
       return new Wake(waitError === null && token !== null, popped);
     }
-    if (this.closed) return NOT_WOKEN();
-    if (waitError !== null) throw waitError;
+    if (this.closed) return cutWait();
+    // Both lost with the connection: the pop's error is the one that matters (it may have reserved a job).
+    if (waitError !== null) throw popError ?? waitError;
     return new Wake(token !== null, popped);
   }
 

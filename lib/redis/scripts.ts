@@ -1,14 +1,14 @@
-// The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build),
-// registered on a client with ioredis defineCommand (EVALSHA, falling back to EVAL on NOSCRIPT), and called
-// through typed functions that always pass the declared number of KEYS and ARGV. push and later, sent one
-// job at a time, skip defineCommand on a plain connection: they write their own prebuilt EVALSHA, with the
-// same fallback (runAlone, lib/redis/ScriptCall.ts).
+// The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build) and
+// called through typed functions that always pass the declared number of KEYS and ARGV. The writes that
+// must never run twice (push, later, pop, release) go out as AtMostOnceCommands of our own: EVALSHA, then
+// EVAL on NOSCRIPT. The others are registered with ioredis defineCommand, which does the same fallback,
+// and may be resent by ioredis after a reconnect because running them again changes nothing.
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import Redis from 'ioredis';
-import type { Cluster, ChainableCommander } from 'ioredis';
+import type { Cluster, ChainableCommander, Redis } from 'ioredis';
 import { LarqError } from '../errors';
 import type { QueueKeys } from './keys';
+import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { isNoScript, ScriptCall, ScriptFrame, scriptSha } from './ScriptCall';
 
 /** One script: its file, the ioredis command name it is registered under, and its KEYS/ARGV counts. */
@@ -39,38 +39,34 @@ export type ScriptName = keyof typeof SCRIPTS;
 /** The directory holding the .lua files: next to this module, in source and in the build alike. */
 export const LUA_DIR = join(__dirname, 'lua');
 
-let sources: Map<ScriptName, string> | undefined;
+// Every script's text and SHA1, read from disk once, when this module is loaded.
+const SOURCES: ReadonlyMap<ScriptName, string> = new Map(
+  (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(join(LUA_DIR, SCRIPTS[n].file), 'utf8')]),
+);
+const SHAS: ReadonlyMap<ScriptName, string> = new Map([...SOURCES].map(([n, source]) => [n, scriptSha(source)]));
 
-/** The Lua text of one script, read from disk the first time any script is needed. */
+/** The Lua text of one script. */
 export function scriptSource(name: ScriptName): string {
-  sources ??= new Map(
-    (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(join(LUA_DIR, SCRIPTS[n].file), 'utf8')]),
-  );
-  return sources.get(name) as string;
+  return SOURCES.get(name) as string;
 }
 
 /** A client the scripts were defined on. */
 type Client = Redis | Cluster;
 type Arg = string | number | Buffer;
 
-// Clients that already carry the commands: defineCommand is cheap, but once per client is enough.
-const defined = new WeakSet<object>();
-
 /** Registers every script on `client` (idempotent). Pipelines made from it afterwards inherit them. */
 export function defineScripts(client: Redis | Cluster): void {
-  if (defined.has(client)) return;
   for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
     const spec = SCRIPTS[name];
+    if (typeof (client as unknown as Record<string, unknown>)[spec.command] === 'function') continue;
     client.defineCommand(spec.command, { numberOfKeys: spec.keys, lua: scriptSource(name) });
   }
-  defined.add(client);
 }
 
-// The single call site of every script: refuses a KEYS/ARGV count other than the declared one. With
-// `buffers`, bulk strings in the reply come back as Buffers (ioredis' `...Buffer` variant of the command).
-function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[], buffers = false): unknown {
+// The single call site of the defined scripts: refuses a KEYS/ARGV count other than the declared one.
+function run(target: Client | ChainableCommander, name: ScriptName, keys: string[], args: Arg[]): unknown {
   const spec = checkCounts(name, keys, args);
-  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[buffers ? `${spec.command}Buffer` : spec.command];
+  const command = (target as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[spec.command];
   if (typeof command !== 'function') throw new LarqError(`script ${name} is not defined on this client`);
   return command.call(target, ...keys, ...args);
 }
@@ -83,42 +79,40 @@ function checkCounts(name: ScriptName, keys: readonly string[], args: readonly A
   return spec;
 }
 
+/** Where a queue write is sent: a connection, or a pipeline made from one (see CommandBatch). */
+export type ScriptTarget = Client | ChainableCommander;
+
 /**
- * A client whose commands go to Redis in the order they are sent, each written as it is sent: a plain
- * connection (connected or not: ioredis' offline queue keeps the order), not a cluster, and not
- * auto-pipelining, which would hold the commands issued through its methods for the next tick and let
- * one sent directly overtake them.
+ * Run a queue write that Redis must run at most once: an EVALSHA of `name` as an AtMostOnceCommand sent
+ * on `target`. Redis without the script (flushed, restarted, a proxy that never keeps scripts) answers
+ * NOSCRIPT without running anything, and the run is sent again as EVAL with the script's text on
+ * `client`. `what` names the write for the error when its connection closes before the reply.
  */
-function sendsInOrder(target: Client): target is Redis {
-  return target instanceof Redis && target.options.enableAutoPipelining !== true;
+function runOnce(target: ScriptTarget, client: Client, name: ScriptName, keys: string[], args: Arg[], what: string, buffers = false): Promise<unknown> {
+  checkCounts(name, keys, args);
+  const call = new AtMostOnceCommand('evalsha', [SHAS.get(name) as string, keys.length, ...keys, ...args], { what, buffers });
+  return sendOnce(target, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what, buffers }));
 }
 
-// The frames of the scripts called one job at a time, per queue (KeySpace keeps one keys object per queue).
-type AloneScript = 'push' | 'later';
-const frames: Record<AloneScript, WeakMap<QueueKeys, ScriptFrame>> = { push: new WeakMap(), later: new WeakMap() };
-const shas = new Map<ScriptName, string>();
+// Send `call`; on NOSCRIPT (nothing ran), send `withSource()` on `client` instead.
+function sendOnce(target: ScriptTarget, client: Client, call: AtMostOnceCommand, withSource: () => AtMostOnceCommand): Promise<unknown> {
+  (target as unknown as { sendCommand(command: AtMostOnceCommand): unknown }).sendCommand(call);
+  return (call.promise as Promise<unknown>).catch((error: unknown) => {
+    if (!isNoScript(error)) throw error;
+    const again = withSource();
+    void client.sendCommand(again);
+    return again.promise as Promise<unknown>;
+  });
+}
 
 /**
- * Run a script as one prebuilt EVALSHA (see ScriptCall). Redis without the script (flushed, restarted)
- * answers NOSCRIPT without running anything, and the call is made again with the script's text, as
- * ioredis' defineCommand does.
+ * Run push or later as one prebuilt EVALSHA (see ScriptCall), at most once, falling back to EVAL on
+ * NOSCRIPT as {@link runOnce} does.
  */
-async function runAlone(client: Redis, name: AloneScript, k: QueueKeys, keys: string[], args: (string | number)[]): Promise<unknown> {
+function runAlone(client: Client, name: 'push' | 'later', keys: string[], args: (string | number)[], what: string): Promise<unknown> {
   const spec = checkCounts(name, keys, args);
-  let frame = frames[name].get(k);
-  if (frame === undefined) {
-    let sha = shas.get(name);
-    if (sha === undefined) shas.set(name, (sha = scriptSha(scriptSource(name))));
-    frames[name].set(k, (frame = new ScriptFrame(sha, keys, spec.args)));
-  }
-  const call = new ScriptCall(frame, args);
-  client.sendCommand(call);
-  try {
-    return await call.promise;
-  } catch (error) {
-    if (!isNoScript(error)) throw error;
-    return client.eval(scriptSource(name), keys.length, ...keys, ...args);
-  }
+  const call = new ScriptCall(new ScriptFrame(SHAS.get(name) as string, keys, spec.args), args, what);
+  return sendOnce(client, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what }));
 }
 
 /**
@@ -151,41 +145,33 @@ export const scripts = {
     return Number(await run(target, 'size', [k.queue, k.delayed, k.reserved], []));
   },
 
-  /** RPUSH the payload and one notify token; resolves to the script's reply (nil). */
+  /** RPUSH the payload and one notify token, at most once; resolves to the script's reply (nil). */
   push(target: Client, k: QueueKeys, payload: string): Promise<unknown> {
-    return sendsInOrder(target) ? runAlone(target, 'push', k, [k.queue, k.notify], [payload]) : (run(target, 'push', [k.queue, k.notify], [payload]) as Promise<unknown>);
+    return runAlone(target, 'push', [k.queue, k.notify], [payload], `the push to ${k.queue}`);
   },
 
-  /** ZADD the payload to the delayed set at `availableAt` (Unix seconds); resolves to the script's reply (nil). */
+  /** ZADD the payload to the delayed set at `availableAt` (Unix seconds), at most once; resolves to nil. */
   later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<unknown> {
-    return sendsInOrder(target) ? runAlone(target, 'later', k, [k.delayed], [availableAt, payload]) : (run(target, 'later', [k.delayed], [availableAt, payload]) as Promise<unknown>);
-  },
-
-  /**
-   * Issue a later on a pipeline or MULTI made from a defined client (its reply comes with exec()), or on a
-   * defined client inside a MULTI it is streaming (the returned promise is the QUEUED reply).
-   */
-  laterInto(target: Client | ChainableCommander, k: QueueKeys, availableAt: number, payload: string): unknown {
-    return run(target, 'later', [k.delayed], [availableAt, payload]);
+    return runAlone(target, 'later', [k.delayed], [availableAt, payload], `the delayed push to ${k.delayed}`);
   },
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. Payloads come back as Buffers (see popInto). */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    const [first] = popReplies(await scripts.popOneInto(target, k, expiresAt));
+    const [first] = popReplies(await scripts.popOneInto(target, target, k, expiresAt));
     return first ?? { kind: 'empty' };
   },
 
   /**
-   * Issue one single pop (Laravel's, not the batch script) as migrateExpiredJobsInto does; read its reply
-   * with {@link popReplies}. Payloads come back as Buffers, as with pop.
+   * Issue one single pop (Laravel's, not the batch script) on `target`, at most once (a NOSCRIPT retry
+   * goes to `client`); read its reply with {@link popReplies}. Payloads come back as Buffers, as with pop.
    */
-  popOneInto(target: Client | ChainableCommander, k: QueueKeys, expiresAt: number): unknown {
-    return run(target, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], true);
+  popOneInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number): Promise<unknown> {
+    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
   },
 
-  /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds). */
+  /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds), at most once. */
   async release(target: Client, k: QueueKeys, reserved: string | Buffer, availableAt: number): Promise<void> {
-    await run(target, 'release', [k.delayed, k.reserved], [reserved, availableAt]);
+    await runOnce(target, target, 'release', [k.delayed, k.reserved], [reserved, availableAt], `the release of a job of ${k.reserved}`);
   },
 
   /** Move members of `from` scored at or below `now` to the list `to` (+ tokens); `limit` < 0 = all. */
@@ -195,9 +181,10 @@ export const scripts = {
 
   /**
    * Issue a migration on a pipeline made from a defined client (its reply, the moved members, comes with
-   * exec()) or on a corked defined client (the returned promise is its reply); see OneWrite.
+   * exec()) or on a corked defined client (the returned promise is its reply); see CommandBatch. A
+   * migration sent again after a reconnect moves only what is due then: ioredis may resend it.
    */
-  migrateExpiredJobsInto(target: Client | ChainableCommander, from: string, to: string, notify: string, now: number, limit: number): unknown {
+  migrateExpiredJobsInto(target: ScriptTarget, from: string, to: string, notify: string, now: number, limit: number): unknown {
     return run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
   },
 
@@ -212,14 +199,14 @@ export const scripts = {
   },
 
   /**
-   * Issue a pop of up to `count` jobs, as migrateExpiredJobsInto does; read its reply with
+   * Issue a pop of up to `count` jobs on `target`, at most once, as popOneInto does; read its reply with
    * {@link popReplies}. The payloads come back as Buffers: a worker parses each payload once and sends
    * the reserved bytes back in its ZREM, so turning both into strings only fed the garbage collector;
    * and bytes go back exactly as they came, where a string would have replaced any that are not UTF-8.
    */
-  popInto(target: Client | ChainableCommander, k: QueueKeys, expiresAt: number, count: number): unknown {
+  popInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number, count: number): Promise<unknown> {
     // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
-    return run(target, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], true);
+    return runOnce(target, client, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

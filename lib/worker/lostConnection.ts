@@ -1,6 +1,13 @@
 // Laravel stops a worker whose connection is gone (spec §10.14, reason `lost_connection`), deciding by
 // substrings of the exception message. This list is larq's own: the phrases Redis, ioredis, Node's
 // sockets and the SQL drivers a failed-job store may use put in such messages.
+//
+// A Redis outage is not one of them: ioredis reconnects by itself, and the worker rides it out. So
+// ioredis' "max retries per request" (a command given up while it keeps reconnecting) and larq's own
+// UnconfirmedWriteError and RedisUnavailableError do not count; "Connection is closed." (a client that
+// stopped reconnecting) still does.
+import { RedisUnavailableError, UnconfirmedWriteError } from '../errors';
+
 const LOST_CONNECTION_PHRASES = [
   'server has gone away',
   'went away',
@@ -14,7 +21,6 @@ const LOST_CONNECTION_PHRASES = [
   'broken pipe',
   'socket closed',
   'stream isn\'t writeable',
-  'max retries per request',
   'econnrefused',
   'econnreset',
   'epipe',
@@ -25,6 +31,7 @@ const LOST_CONNECTION_PHRASES = [
 
 /** Whether the error reads like a lost connection (case-insensitive; its `code` counts too). */
 export function causedByLostConnection(error: Error): boolean {
+  if (error instanceof UnconfirmedWriteError || error instanceof RedisUnavailableError) return false;
   const code = (error as { code?: unknown }).code;
   const text = `${error.message} ${typeof code === 'string' ? code : ''}`.toLowerCase();
   return LOST_CONNECTION_PHRASES.some((phrase) => text.includes(phrase));

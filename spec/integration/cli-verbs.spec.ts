@@ -132,4 +132,69 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
       await batches.close();
     }
   });
+
+  describe("larq work's output, as queue:work 13 prints it", function () {
+    function start(args: string[], extraEnv: Record<string, string> = {}) {
+      const clean: Record<string, string | undefined> = { ...process.env, ...extraEnv };
+      for (const name of Object.keys(clean)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name)) delete clean[name];
+      delete clean.NO_COLOR;
+      if (!('FORCE_COLOR' in extraEnv)) delete clean.FORCE_COLOR;
+      const child = spawn(process.execPath, [cli.main, 'work', `--handlers=${cli.handlers}`, `--env=${env}`, ...args], { env: clean });
+      const run = { stdout: '', stderr: '', done: new Promise<number | null>((resolve) => child.on('exit', resolve)) };
+      child.stdout.on('data', (d) => (run.stdout += d));
+      child.stderr.on('data', (d) => (run.stderr += d));
+      return { child, run };
+    }
+    async function until(check: () => boolean, ms = 15000): Promise<void> {
+      const deadline = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+
+    it('says when a queue it works becomes PAUSED and RESUMED', async function () {
+      await larq('pause', 'default');
+      const { child, run } = start(['--sleep=0.1']);
+      try {
+        await until(() => /Queue default PAUSED$/m.test(run.stdout));
+        expect(run.stdout).to.match(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d Queue default PAUSED$/m);
+        await larq('resume', 'default');
+        await until(() => /Queue default RESUMED$/m.test(run.stdout));
+        await queue.push(ChainStep.make({ step: 1 }));
+        await until(() => / DONE$/m.test(run.stdout));
+      } finally {
+        child.kill('SIGTERM');
+        await run.done;
+      }
+    });
+
+    it('--json prints one object per job event with artisan\'s fields', async function () {
+      await queue.push(ChainStep.make({ step: 1 }));
+      await queue.push(ChainStep.make({ step: 13 })); // throws: failed for good under --tries=1
+      const { run } = start(['--json', '--stop-when-empty', '--sleep=0']);
+      expect(await run.done).to.equal(0);
+      const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.map((l) => l.status)).to.deep.equal(['starting', 'success', 'starting', 'failed']);
+      expect(lines[1]).to.include({ level: 'info', connection: 'redis', queue: 'default', job: 'App\\Jobs\\ChainStep', result: 'deleted', attempts: 1 });
+      expect(lines[1].duration).to.be.a('number');
+      // a failed job was deleted by fail(), and artisan's match() asks isDeleted() first
+    expect(lines[3]).to.include({ level: 'warning', result: 'deleted', exception: 'Error', message: 'unlucky step' });
+      expect(lines[3].uuid).to.match(/^[0-9a-f-]{36}$/);
+      expect(lines[0].timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    });
+
+    it('-v adds the job id, connection and queue; colours only on a terminal or with FORCE_COLOR', async function () {
+      const id = await queue.push(ChainStep.make({ step: 1 }));
+      const verbose = start(['-v', '--stop-when-empty', '--sleep=0']);
+      expect(await verbose.run.done).to.equal(0);
+      expect(verbose.run.stdout).to.include(`App\\Jobs\\ChainStep ${id} redis default`);
+      expect(verbose.run.stdout).to.match(/ \d+(\.\d+)?m?s \d+\.\dMB DONE$/m);
+      expect(verbose.run.stdout).not.to.include('\x1b[');
+      await queue.push(ChainStep.make({ step: 2 }));
+      const colored = start(['--stop-when-empty', '--sleep=0'], { FORCE_COLOR: '1' });
+      expect(await colored.run.done).to.equal(0);
+      expect(colored.run.stdout).to.include('\x1b[1;32mDONE\x1b[0m');
+    });
+  });
 });

@@ -157,7 +157,11 @@ describe('the larq command', function () {
     expect(sizes.stdout).to.match(/^redis:default +1 +1 +0 +0$/m);
     const monitor = await larq('monitor', 'redis:default,emails', '--max=1', `--env=${env}`);
     expect(monitor.code).to.equal(1);
-    expect(monitor.stdout).to.match(/^redis:default +1 +1 +0 +0 +ALERT$/m).and.match(/^redis:emails +0 +0 +0 +0 +OK$/m);
+    expect(monitor.stdout).to.match(/^Queue +Size +Pending +Delayed +Reserved +Oldest pending +Status$/m);
+    // the oldest pending job's age, from its 12.11+ createdAt, as queue:monitor shows it
+    expect(monitor.stdout).to.match(/^redis:default +1 +1 +0 +0 +\d+ seconds? ago +ALERT$/m).and.match(/^redis:emails +0 +0 +0 +0 +N\/A +OK$/m);
+    const json = JSON.parse((await larq('monitor', '--json', `--env=${env}`)).stdout) as { oldest_pending: number }[];
+    expect(json[0].oldest_pending).to.be.closeTo(Date.now() / 1000, 60);
 
     const refused = await larq('clear', `--env=${env}`); // stdin is a pipe: no one to confirm
     expect(refused.code).to.equal(1);

@@ -3,9 +3,10 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
+import type { Command, Redis } from 'ioredis';
+import { scriptSha } from '../../lib/redis/ScriptCall';
 import type { QueueKeys } from '../../lib/redis/keys';
-import { defineScripts, LUA_DIR, SCRIPTS, scripts, type ScriptName } from '../../lib/redis/scripts';
+import { defineScripts, LUA_DIR, SCRIPTS, scriptSource, scripts, type ScriptName } from '../../lib/redis/scripts';
 
 interface Header {
   keys: number[];
@@ -34,11 +35,21 @@ function highestUsed(source: string, what: string): number {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-// A stand-in client that records what each defined command was called with.
+// A stand-in client that records what each script was called with: through a defined command, or sent
+// as a command object (an EVALSHA whose protocol text gives its argument count).
 function recordingClient(): { client: Redis; calls: Map<string, unknown[]>; defined: Map<string, number> } {
   const calls = new Map<string, unknown[]>();
   const defined = new Map<string, number>();
+  const bySha = new Map((Object.keys(SCRIPTS) as ScriptName[]).map((n) => [scriptSha(scriptSource(n)), SCRIPTS[n].command]));
   const fake: Record<string, unknown> = {
+    sendCommand(command: Command) {
+      const text = String(command.toWritable({}));
+      const count = Number(/^\*(\d+)/.exec(text)?.[1]) - 3; // evalsha, sha, numkeys
+      const name = bySha.get(String(command.args[0])) ?? 'unknown';
+      calls.set(name, Array.from({ length: count }));
+      command.resolve(Buffer.from('0'));
+      return command.promise;
+    },
     defineCommand(name: string, def: { numberOfKeys: number }) {
       defined.set(name, def.numberOfKeys);
       const command = (...args: unknown[]) => {
@@ -98,7 +109,7 @@ describe('Lua script headers', () => {
     await scripts.push(client, k, 'payload');
     await scripts.later(client, k, 100, 'payload');
     await scripts.pop(client, k, 100);
-    await scripts.popInto(client, k, 100, 25);
+    await scripts.popInto(client, client, k, 100, 25);
     await scripts.release(client, k, 'reserved', 100);
     await scripts.migrateExpiredJobs(client, k.delayed, k.queue, k.notify, 100, -1);
     await scripts.clear(client, k);

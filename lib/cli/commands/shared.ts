@@ -6,6 +6,7 @@ import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
+import { reconnectDelay } from '../../RedisQueueOptions';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -42,26 +43,40 @@ export { describeRedis };
 
 /**
  * Connect to Redis at `url` and fail with one line when it cannot be reached. A one-shot command gives up
- * on the first broken connection; a worker (`persistent`) reconnects once it was up, reporting each new
- * problem on stderr once, rather than ioredis' "Unhandled error event" on every retry.
+ * on the first broken connection. A worker (`persistent`) that was connected reconnects forever, with a
+ * backoff capped at half a second (so it resumes within a second of Redis coming back), and says once
+ * that the connection was lost and once that it is back, rather than ioredis' "Unhandled error event" on
+ * every retry. On the queue connection (`holdWrites`) a command issued during an outage waits for the
+ * connection instead of failing (an acknowledgement then still reaches Redis, once); the worker's pops do
+ * not wait in that queue (RedisQueue checks the connection first). On the cache connection a read fails
+ * after one retry, so the worker's stop checks keep running through an outage.
  */
-export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, tls: CliRedisTls = {}): Promise<Redis> {
+export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, holdWrites = false, tls: CliRedisTls = {}): Promise<Redis> {
   let connected = false;
-  let lastProblem = '';
+  let lostAt: number | null = null;
+  let lostBecause = '';
   const client = new Redis({
     ...redisClientOptions(url, tls),
     lazyConnect: true,
-    maxRetriesPerRequest: persistent ? 20 : 1,
-    retryStrategy: (times) => (persistent && connected ? Math.min(times * 50, 2000) : null),
+    maxRetriesPerRequest: persistent && holdWrites ? null : 1,
+    retryStrategy: (times) => (persistent && connected ? reconnectDelay(times) : null),
   });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
     firstProblem ??= e;
-    if (!connected || e.message === lastProblem) return;
-    lastProblem = e.message;
-    io.err(`larq: Redis ${describeRedis(url)}: ${e.message}${persistent ? ' (reconnecting)' : ''}`);
+    lostBecause ||= e.message;
   });
-  client.on('ready', () => (lastProblem = ''));
+  client.on('close', () => {
+    if (!connected || lostAt !== null || !persistent) return;
+    lostAt = Date.now();
+    // The socket's error (if any) comes just before the close: say it with the one line.
+    setImmediate(() => io.err(`larq: Redis ${describeRedis(url)}: connection lost${lostBecause ? ` (${lostBecause})` : ''}; reconnecting`));
+  });
+  client.on('ready', () => {
+    if (lostAt !== null) io.err(`larq: Redis ${describeRedis(url)}: connected again after ${((Date.now() - lostAt) / 1000).toFixed(1)} s`);
+    lostAt = null;
+    lostBecause = '';
+  });
   try {
     await client.connect();
   } catch (e) {
@@ -70,13 +85,14 @@ export async function openRedis(url: string, resources: Resources, io: Io, persi
     throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${(firstProblem ?? (e as Error)).message}`);
   }
   connected = true;
+  lostBecause = '';
   resources.add(() => client.quit().catch(() => client.disconnect()));
   return client;
 }
 
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false): Promise<RedisQueue> {
-  const client = await openRedis(config.queue.connection, resources, io, persistent, config.redisTls);
+  const client = await openRedis(config.queue.connection, resources, io, persistent, true, config.redisTls);
   const queue = new RedisQueue({ ...config.queue, connection: client, connectionName });
   resources.add(() => queue.close());
   return queue;
@@ -98,8 +114,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   if (cache.driver === 'redis') {
     const url = cache.connection as string;
     const lockUrl = (cache.lockConnection as string | undefined) ?? url;
-    const connection = await openRedis(url, resources, io, persistent, config.redisTls);
-    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent, config.redisTls);
+    const connection = await openRedis(url, resources, io, persistent, false, config.redisTls);
+    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent, false, config.redisTls);
     store = createCacheStore({ ...cache, connection, lockConnection });
   } else {
     if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);

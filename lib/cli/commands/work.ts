@@ -7,7 +7,7 @@ import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
 import { heapMemoryUsage } from '../../worker/defaults';
-import { LarqError } from '../../errors';
+import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
 import { Handlers, type CommandHooks, type UnknownJobPolicy } from '../../handlers/Handlers';
@@ -215,7 +215,7 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
 // Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
 async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
   try {
-    const client = await openRedis(config.queue.connection, resources, io, false, config.redisTls);
+    const client = await openRedis(config.queue.connection, resources, io, false, false, config.redisTls);
     for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
   } catch (e) {
     io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
@@ -244,7 +244,10 @@ function forceOnSecondSignal(io: Io): () => void {
 
 // Every other error goes to stderr, one line each (a job's exceptions were reported by WorkOutput).
 function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>): void {
-  worker.on('error', (e) => reported.has(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+  // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
+  // and once that it is back, so the passes' own errors are not repeated here.
+  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError';
+  worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
 }
 
 /** What a handlers module's exported function is called with: the app's queue, configuration and environment. */

@@ -152,8 +152,8 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     const sizes = JSON.parse((await larq('size', '--json')).out.join('\n')) as { queue: string; size: number; invalid: number; failed: number }[];
     expect(sizes).to.deep.include({ connection: 'redis', queue: 'default', size: 0, pending: 0, delayed: 0, reserved: 0, failed: 0, invalid: 2 });
     const monitor = await larq('monitor');
-    expect(monitor.out[0]).to.match(/^Queue +Size +Pending +Delayed +Reserved +Failed +Invalid +Status$/);
-    expect(monitor.out[1]).to.match(/^redis:default +0 +0 +0 +0 +0 +2 +OK$/);
+    expect(monitor.out[0]).to.match(/^Queue +Size +Pending +Delayed +Reserved +Failed +Invalid +Oldest pending +Status$/);
+    expect(monitor.out[1]).to.match(/^redis:default +0 +0 +0 +0 +0 +2 +N\/A +OK$/);
 
     const failed = await larq('failed', '--json');
     const rows = JSON.parse(failed.out.join('\n')) as { id: string; queue: string; class: string; kept: string }[];

@@ -13,7 +13,7 @@ function ioredisBytes(name: string, key: string, args: (string | Buffer)[]): Buf
 function encoded(name: string, key: string, args: (string | Buffer)[], sizeHint?: number): Buffer {
   const command = new EncodedCommand(name, key, sizeHint);
   for (const arg of args) command.add(arg);
-  return command.toWritable();
+  return command.toWritable() as Buffer;
 }
 
 const TEXTS: [string, string][] = [

@@ -12,7 +12,7 @@ function ioredisBytes(sha: string, keys: string[], args: (string | number)[]): B
 }
 
 function callBytes(frame: ScriptFrame, args: (string | number)[]): Buffer {
-  return Buffer.from(new ScriptCall(frame, args).toWritable(), 'utf8');
+  return Buffer.from(new ScriptCall(frame, args, 'a test run').toWritable() as string, 'utf8');
 }
 
 describe('ScriptCall', () => {
@@ -53,7 +53,7 @@ describe('ScriptCall', () => {
   });
 
   it('carries the script and keys as its ioredis arguments, which a cluster routes by and an error names', () => {
-    const call = new ScriptCall(new ScriptFrame(sha, keys, 1), ['payload']);
+    const call = new ScriptCall(new ScriptFrame(sha, keys, 1), ['payload'], 'a test run');
     expect(call.name).to.equal('evalsha');
     expect(call.args).to.deep.equal([sha, '2', ...keys]);
   });

@@ -80,11 +80,12 @@ describe('Worker: the error event', () => {
     expect(h.time.sleeps.slice(0, 2)).to.deep.equal([1000, 3000]); // getNextJob's second, then --sleep
   });
 
-  it('stops with lost_connection when a pop error reads like one', async () => {
+  it('stops with lost_connection, status 1, when a pop error reads like one', async () => {
     const h = harness();
     h.queue.popErrors.push(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }));
     const result = await h.worker.daemon('default');
-    expect(result).to.deep.equal({ status: 0, reason: 'lost_connection' });
+    // non-zero, unlike Laravel's 0: a supervisor restarting only failed workers must restart this one (issue 21)
+    expect(result).to.deep.equal({ status: 1, reason: 'lost_connection' });
   });
 
   it('carries job exceptions too (Laravel reports every one)', async () => {

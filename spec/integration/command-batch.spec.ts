@@ -1,11 +1,11 @@
-// OneWrite: the few commands of a worker's pop go to Redis in one socket write, in order, each with its
+// CommandBatch: the few commands of a worker's pop go to Redis in one socket write, in order, each with its
 // own reply, whether the connection is corked (ready) or a pipeline stands in (not connected yet).
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { OneWrite } from '../../lib/redis/OneWrite';
+import { CommandBatch } from '../../lib/redis/CommandBatch';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
-describe('OneWrite (integration)', function () {
+describe('CommandBatch (integration)', function () {
   let port: number;
   const clients: Redis[] = [];
 
@@ -40,7 +40,7 @@ describe('OneWrite (integration)', function () {
     const c = await ready();
     const k = `${randomPrefix()}k`;
     const writes = countWrites(c);
-    const write = new OneWrite(c);
+    const write = new CommandBatch(c);
     write.add((t) => t.rpush(k, 'a', 'b'));
     write.add((t) => t.incr(k)); // wrong type: this command fails, the others do not
     write.add((t) => t.lpop(k));
@@ -55,7 +55,7 @@ describe('OneWrite (integration)', function () {
     const c = new Redis({ port, lazyConnect: true });
     clients.push(c);
     const k = `${randomPrefix()}k`;
-    const write = new OneWrite(c);
+    const write = new CommandBatch(c);
     write.add((t) => t.set(k, 'v'));
     write.add((t) => t.get(k));
     const replies = await write.send();
@@ -68,7 +68,7 @@ describe('OneWrite (integration)', function () {
   it('send() after an add threw still uncorks: later commands on the connection are not held', async () => {
     const c = await ready();
     const k = `${randomPrefix()}k`;
-    const write = new OneWrite(c);
+    const write = new CommandBatch(c);
     write.add((t) => t.set(k, 'sent anyway'));
     expect(() =>
       write.add(() => {
@@ -86,7 +86,7 @@ describe('OneWrite (integration)', function () {
 
   it('a connection cut after the write fails every reply with the reason, and nothing waits forever', async () => {
     const c = await ready();
-    const write = new OneWrite(c);
+    const write = new CommandBatch(c);
     write.add((t) => t.blpop(`${randomPrefix()}empty`, 5));
     write.add((t) => t.ping());
     const replies = write.send();

@@ -1,0 +1,28 @@
+// larq uses ioredis only through its public API: no file under lib/ reads or writes ioredis' private
+// fields (its command queues, a command's place in a pipeline or transaction, a pipeline's internals) or
+// stands in for a client with Object.create.
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+
+const LIB = join(__dirname, '..', '..', '..', 'lib');
+const PRIVATE = ['pipelineIndex', 'inTransaction', 'commandQueue', 'offlineQueue', 'prevCommandQueue', 'prevCondition', 'manuallyClosing', '_transactions', '_queue', '_result', 'replyPending', 'retryAttempts', 'connectionPool', 'scriptsSet'];
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('ioredis through its public API only', () => {
+  it('no file under lib/ names a private ioredis field or makes a client with Object.create', () => {
+    const found: string[] = [];
+    for (const file of tsFiles(LIB)) {
+      const code = readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.replace(/\/\/.*$/, ''))
+        .join('\n');
+      for (const name of PRIVATE) if (new RegExp(`\\.${name}\\b`).test(code)) found.push(`${file.slice(LIB.length + 1)}: .${name}`);
+      if (code.includes("from 'ioredis'") && /Object\.create\(/.test(code)) found.push(`${file.slice(LIB.length + 1)}: Object.create`);
+    }
+    expect(found).to.deep.equal([]);
+  });
+});
