@@ -3,7 +3,7 @@
 import type { HandlersSummary } from '../handlers/Handlers';
 import type { SqlClient, SqlConnectionConfig } from '../sql';
 import type { CliConfig } from './config';
-import { describeRedis } from './commands/shared';
+import { describeRedis } from './redisConnection';
 
 /** What the worker was asked to do, besides the configuration. */
 export interface WorkSettings {

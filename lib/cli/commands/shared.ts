@@ -39,8 +39,6 @@ export async function withResources<T>(fn: (resources: Resources) => Promise<T>)
   }
 }
 
-export { describeRedis };
-
 /**
  * Connect to Redis at `url` and fail with one line when it cannot be reached. A one-shot command gives up
  * on the first broken connection. A worker (`persistent`) that was connected reconnects forever, with a
