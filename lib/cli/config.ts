@@ -12,7 +12,7 @@ import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../La
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { laravelVersionOfApp } from './appVersion';
-import { socketConnection, type CliRedisTls } from './redisConnection';
+import { clusterConnection, hostPorts, sentinelConnection, socketConnection, type CliRedisTls } from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -27,6 +27,8 @@ export interface CliQueueConfig {
   retryAfter: number;
   blockFor: number | null;
   encrypter: Encrypter | null;
+  /** Whether the Redis connection is a cluster (LARQ_REDIS_CLUSTER). */
+  cluster: boolean;
 }
 
 /** Everything a command needs, from the environment and the global flags. */
@@ -103,6 +105,8 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     retryAfter: env.int('REDIS_QUEUE_RETRY_AFTER', 90),
     blockFor: env.get('REDIS_QUEUE_BLOCK_FOR') === undefined ? null : env.number('REDIS_QUEUE_BLOCK_FOR', 0),
     encrypter: encrypter(env),
+    // a 13.5+ peer on a cluster connection wraps queue names in a hash tag (RedisQueue's cluster option)
+    cluster: env.get('LARQ_REDIS_CLUSTER') !== undefined,
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
@@ -197,6 +201,13 @@ function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string
     const path = /^\/(\d+)$/.exec(url.pathname);
     if (path) db = Number(path[1]);
   }
+  // Laravel configures clusters and Sentinel in config/database.php, not in the skeleton's .env: larq reads
+  // their nodes from LARQ_REDIS_CLUSTER and LARQ_REDIS_SENTINELS (a cluster has only database 0).
+  const clusterNodes = env.get('LARQ_REDIS_CLUSTER');
+  const sentinels = env.get('LARQ_REDIS_SENTINELS');
+  if (clusterNodes !== undefined && sentinels !== undefined) throw new InvalidOptionError('LARQ_REDIS_CLUSTER', 'and LARQ_REDIS_SENTINELS cannot both be set');
+  if (clusterNodes !== undefined) return clusterConnection(hostPorts(clusterNodes, 'LARQ_REDIS_CLUSTER'), username, password, protocol === 'rediss:');
+  if (sentinels !== undefined) return sentinelConnection(hostPorts(sentinels, 'LARQ_REDIS_SENTINELS'), env.get('LARQ_REDIS_SENTINEL_SERVICE') ?? 'mymaster', db, username, password);
   // phpredis takes a socket path as the host (predis as scheme unix with the path)
   if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
   const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';

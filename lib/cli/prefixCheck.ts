@@ -1,7 +1,7 @@
 // Jobs waiting where this process does not look: the same queue under the key prefix another Laravel
 // skeleton derives from the same APP_NAME (12 writes `acme_shop_database_`, 13 `acme-shop-database-`).
 // A worker on the wrong one idles in silence, so the CLI looks there once and says what it found.
-import type Redis from 'ioredis';
+import type { Cluster, default as Redis } from 'ioredis';
 import { RedisQueue } from '../RedisQueue';
 import { laravelPrefix } from '../redis/keys';
 import type { CliConfig } from './config';
@@ -34,10 +34,10 @@ function otherPrefixes(config: CliConfig): { prefix: string; why: string }[] {
 }
 
 /** Count the jobs of `queues` under the other skeletons' prefixes, through `client` (the app's Redis). */
-export async function jobsUnderOtherPrefixes(config: CliConfig, queues: string[], client: Redis): Promise<JobsElsewhere[]> {
+export async function jobsUnderOtherPrefixes(config: CliConfig, queues: string[], client: Redis | Cluster): Promise<JobsElsewhere[]> {
   const found: JobsElsewhere[] = [];
   for (const { prefix, why } of otherPrefixes(config)) {
-    const other = new RedisQueue({ connection: client, prefix, laravel: config.queue.laravel });
+    const other = new RedisQueue({ connection: client, prefix, laravel: config.queue.laravel, cluster: config.queue.cluster });
     try {
       for (const queue of queues) {
         const count = await other.size(queue);

@@ -19,6 +19,9 @@ export interface CliRedisTls {
 
 /** Where a connection string points, without its password: `redis://host:6379/0`, `unix:/run/redis.sock (db 0)`. */
 export function describeRedis(connection: string): string {
+  const multi = parseMultiHost(connection);
+  if (multi?.kind === 'cluster') return `${multi.tls ? 'rediss' : 'redis'} cluster ${hostList(multi.nodes)}`;
+  if (multi?.kind === 'sentinel') return `sentinels ${hostList(multi.nodes)}, primary "${multi.name}" (db ${multi.db})`;
   const u = new URL(connection);
   if (u.protocol === 'unix:') return `unix:${decodeURIComponent(u.pathname)} (db ${u.searchParams.get('db') ?? '0'})`;
   return `${u.protocol}//${u.host}${u.pathname}`;
@@ -32,6 +35,11 @@ export function socketConnection(path: string, db: number, username: string, pas
 
 /** The ioredis options for a connection string (see socketConnection), with `tls` for rediss://. */
 export function redisClientOptions(connection: string, tls: CliRedisTls = {}): RedisOptions {
+  const multi = parseMultiHost(connection);
+  if (multi?.kind === 'cluster') throw new InvalidOptionError('connection', 'a cluster connection needs a Cluster client (redisClusterNodes)');
+  if (multi?.kind === 'sentinel') {
+    return { sentinels: multi.nodes, name: multi.name, db: multi.db, ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+  }
   const u = new URL(connection);
   const auth = { ...(u.username ? { username: decodeURIComponent(u.username) } : {}), ...(u.password ? { password: decodeURIComponent(u.password) } : {}) };
   if (u.protocol === 'unix:') return { path: decodeURIComponent(u.pathname), db: Number(u.searchParams.get('db') ?? 0), ...auth };
@@ -47,10 +55,64 @@ export function redisClientOptions(connection: string, tls: CliRedisTls = {}): R
   return options;
 }
 
+/** A cluster connection's seed nodes and the options each node connection takes, or null for another kind. */
+export function redisClusterNodes(connection: string, tls: CliRedisTls = {}): { nodes: HostPort[]; redisOptions: RedisOptions } | null {
+  const multi = parseMultiHost(connection);
+  if (multi?.kind !== 'cluster') return null;
+  const redisOptions: RedisOptions = { ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+  if (multi.tls) redisOptions.tls = redisClientOptions(`rediss://${multi.nodes[0].host}:${multi.nodes[0].port}/0`, tls).tls;
+  return { nodes: multi.nodes, redisOptions };
+}
+
 function pem(file: string, variable: string): Buffer {
   try {
     return readFileSync(file);
   } catch (e) {
     throw new InvalidOptionError(variable, `cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+/** One host:port of a cluster seed list or a Sentinel list. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** Parse `host:port,host:port` (LARQ_REDIS_CLUSTER, LARQ_REDIS_SENTINELS); `variable` names it in errors. */
+export function hostPorts(text: string, variable: string): HostPort[] {
+  const list = text.split(',').map((part) => part.trim()).filter(Boolean).map((part) => {
+    const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(part);
+    if (!m || Number(m[2]) > 65535) throw new InvalidOptionError(variable, `must be host:port pairs separated by commas, got "${part}"`);
+    return { host: m[1], port: Number(m[2]) };
+  });
+  if (list.length === 0) throw new InvalidOptionError(variable, 'names no host:port');
+  return list;
+}
+
+const auth = (username: string, password: string) => (username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '');
+const hostList = (nodes: HostPort[]) => nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
+
+/** A connection string for a Redis Cluster, from its seed nodes: `redis-cluster://[user:password@]h:p,h:p`. */
+export function clusterConnection(nodes: HostPort[], username: string, password: string, tls: boolean): string {
+  return `${tls ? 'rediss' : 'redis'}-cluster://${auth(username, password)}${hostList(nodes)}`;
+}
+
+/** A connection string for a Sentinel-managed primary: `redis-sentinel://[user:password@]h:p,h:p/name?db=N`. */
+export function sentinelConnection(sentinels: HostPort[], name: string, db: number, username: string, password: string): string {
+  return `redis-sentinel://${auth(username, password)}${hostList(sentinels)}/${encodeURIComponent(name)}?db=${db}`;
+}
+
+/** The parts of a cluster or Sentinel connection string, or null for a plain one. */
+export function parseMultiHost(connection: string): { kind: 'cluster' | 'sentinel'; tls: boolean; username: string; password: string; nodes: HostPort[]; name: string; db: number } | null {
+  const m = /^(redis|rediss)-(cluster|sentinel):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]+)(?:\/([^?]*))?(?:\?db=(\d+))?$/.exec(connection);
+  if (!m) return null;
+  return {
+    kind: m[2] as 'cluster' | 'sentinel',
+    tls: m[1] === 'rediss',
+    username: decodeURIComponent(m[3] ?? ''),
+    password: decodeURIComponent(m[4] ?? ''),
+    nodes: hostPorts(m[5], 'connection'),
+    name: decodeURIComponent(m[6] ?? ''),
+    db: Number(m[7] ?? 0),
+  };
 }

@@ -1,7 +1,7 @@
 // What the commands share: opening the app's Redis queue, failed-job store and cache store from the
 // configuration, with connection problems turned into one readable line, and closing them again.
 import { existsSync } from 'fs';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
@@ -11,7 +11,7 @@ import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
-import { describeRedis, redisClientOptions, type CliRedisTls } from '../redisConnection';
+import { describeRedis, redisClientOptions, redisClusterNodes, type CliRedisTls } from '../redisConnection';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
 export class Resources {
@@ -49,16 +49,16 @@ export async function withResources<T>(fn: (resources: Resources) => Promise<T>)
  * not wait in that queue (RedisQueue checks the connection first). On the cache connection a read fails
  * after one retry, so the worker's stop checks keep running through an outage.
  */
-export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, holdWrites = false, tls: CliRedisTls = {}): Promise<Redis> {
+export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, holdWrites = false, tls: CliRedisTls = {}): Promise<Redis | Cluster> {
   let connected = false;
   let lostAt: number | null = null;
   let lostBecause = '';
-  const client = new Redis({
-    ...redisClientOptions(url, tls),
-    lazyConnect: true,
-    maxRetriesPerRequest: persistent && holdWrites ? null : 1,
-    retryStrategy: (times) => (persistent && connected ? reconnectDelay(times) : null),
-  });
+  const retry = (times: number) => (persistent && connected ? reconnectDelay(times) : null);
+  const maxRetriesPerRequest = persistent && holdWrites ? null : 1;
+  const cluster = redisClusterNodes(url, tls);
+  const client = cluster
+    ? new Cluster(cluster.nodes, { lazyConnect: true, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
+    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
     firstProblem ??= e;

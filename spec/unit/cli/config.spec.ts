@@ -83,6 +83,17 @@ describe('larq CLI configuration', function () {
       expect(redisClientOptions('unix://:pw@localhost/run/r.sock?db=3')).to.deep.equal({ path: '/run/r.sock', db: 3, password: 'pw' });
     });
 
+    it('reads a Redis Cluster from LARQ_REDIS_CLUSTER and Sentinel from LARQ_REDIS_SENTINELS, with the credentials', function () {
+      const cluster = configFromEnv({ LARQ_REDIS_CLUSTER: '10.0.0.1:7000, 10.0.0.2:7001', REDIS_PASSWORD: 'pw' });
+      expect(cluster.queue).to.include({ connection: 'redis-cluster://:pw@10.0.0.1:7000,10.0.0.2:7001', cluster: true });
+      expect(describeRedis(cluster.queue.connection)).to.equal('redis cluster 10.0.0.1:7000,10.0.0.2:7001');
+      const sentinel = configFromEnv({ LARQ_REDIS_SENTINELS: 's1:26379,s2:26379', LARQ_REDIS_SENTINEL_SERVICE: 'shop', REDIS_DB: '2' });
+      expect(sentinel.queue).to.include({ connection: 'redis-sentinel://s1:26379,s2:26379/shop?db=2', cluster: false });
+      expect(redisClientOptions(sentinel.queue.connection)).to.deep.equal({ sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }], name: 'shop', db: 2 });
+      expect(() => configFromEnv({ LARQ_REDIS_CLUSTER: 'nohost' })).to.throw(InvalidOptionError, /^LARQ_REDIS_CLUSTER: must be host:port pairs/);
+      expect(() => configFromEnv({ LARQ_REDIS_CLUSTER: 'a:1', LARQ_REDIS_SENTINELS: 'b:2' })).to.throw(InvalidOptionError, /cannot both be set/);
+    });
+
     it('makes REDIS_SCHEME=tls (or a rediss:// or tls:// URL) a TLS connection, with LARQ_REDIS_* files', function () {
       const c = configFromEnv({ REDIS_SCHEME: 'tls', REDIS_HOST: 'cache.example', REDIS_PORT: '6380', LARQ_REDIS_SERVERNAME: 'redis.internal' });
       expect(c.queue.connection).to.equal('rediss://cache.example:6380/0');

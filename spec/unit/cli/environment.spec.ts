@@ -17,6 +17,7 @@ const CONFIGURATIONS: Record<string, string>[] = [
   { LARQ_LARAVEL: '8', CACHE_DRIVER: 'database', DB_CONNECTION: 'mysql', QUEUE_FAILED_DRIVER: 'file' },
   { DB_CONNECTION: 'pgsql', CACHE_STORE: 'array', REDIS_QUEUE_BLOCK_FOR: '5' },
   { DB_CONNECTION: 'mariadb', CACHE_STORE: 'file', QUEUE_FAILED_DRIVER: 'null' },
+  { LARQ_REDIS_SENTINELS: 's1:26379,s2:26379' },
 ];
 
 /** The names configFromEnv asks the environment for, over every configuration above. */
