@@ -129,4 +129,18 @@ describe('larq work on a broken set-up', function () {
       expect(result.stdout).to.include('Worker stopped: memory (status 12)');
     });
   });
+
+  it('says what is wrong with a handlers module: the package an ES module imports, or file:line of a syntax error', async function () {
+    const app = mkdtempSync(join(dir, 'app-'));
+    writeFileSync(join(app, '.env'), `APP_NAME=Shop\nREDIS_HOST=127.0.0.1\nREDIS_PORT=${port}\nQUEUE_FAILED_DRIVER=null\nCACHE_STORE=array\n`);
+    writeFileSync(join(app, 'imports.mjs'), "import 'larq-no-such-package';\nexport default {};\n");
+    writeFileSync(join(app, 'broken.mjs'), 'export default {\n  a: 1\n  b: 2,\n};\n');
+    const missing = await runLarq(cli.main, ['work', '--handlers=./imports.mjs'], { cwd: app });
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).not.to.include('no such module');
+    expect(missing.stderr).to.match(/loading --handlers=\.\/imports\.mjs failed: .*Cannot find package 'larq-no-such-package'/);
+    const broken = await runLarq(cli.main, ['work', '--handlers=./broken.mjs'], { cwd: app });
+    expect(broken.code).to.equal(1);
+    expect(broken.stderr).to.match(/loading --handlers=\.\/broken\.mjs failed: \/.*broken\.mjs:3: SyntaxError: /);
+  });
 });
