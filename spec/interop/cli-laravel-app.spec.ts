@@ -102,6 +102,12 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     // A second after the process was spawned, Node's start-up included.
     expect(run.matchedAfterMs!).to.be.below(Math.max(1000, Number(process.env.LARQ_SPEC_SLOW_MS ?? 0)));
     expect(readFileSync(steps, 'utf8')).not.to.include('step');
+    // larq size and monitor say it too, on stderr, with their table unchanged
+    for (const command of ['size', 'monitor']) {
+      const sized = await larq([command]);
+      expect(sized.stderr).to.include(`larq ${command}: warning: 1 job(s) of queue [default] wait under the prefix "${prefix}"`);
+      expect(sized.stdout).to.match(/^redis:default +0 +0 +0 +0/m);
+    }
   });
 
   it('a PHP 3-step chain whose middle step runs under larq work (no hooks written by the user) completes in order', async function () {

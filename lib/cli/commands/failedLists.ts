@@ -1,5 +1,6 @@
 // What larq failed, retry, forget, flush, size and monitor share about larq's failed and quarantine lists
 // in Redis: opening them on the app's queue Redis, and the payload `larq retry` pushes back.
+import type { Cluster, default as Redis } from 'ioredis';
 import { isUtf8 } from 'buffer';
 import { RedisFailedLists } from '../../failed/RedisFailedLists';
 import { resetAttemptsInBytes } from '../../failed/resetAttempts';
@@ -10,11 +11,11 @@ import type { CliConfig } from '../config';
 import { openRedis, type Resources } from './shared';
 
 /** larq's failed and quarantine lists on the app's queue Redis, with the queue for the same keys. */
-export async function openFailedLists(config: CliConfig, resources: Resources, io: Io): Promise<{ lists: RedisFailedLists; queue: RedisQueue }> {
+export async function openFailedLists(config: CliConfig, resources: Resources, io: Io): Promise<{ lists: RedisFailedLists; queue: RedisQueue; client: Redis | Cluster }> {
   const client = await openRedis(config.queue.connection, resources, io, false, false, config.redisTls);
   const queue = new RedisQueue({ ...config.queue, connection: client, connectionName: config.defaultConnection });
   resources.add(() => queue.close());
-  return { lists: new RedisFailedLists(client, queue.keys, config.defaultConnection), queue };
+  return { lists: new RedisFailedLists(client, queue.keys, config.defaultConnection), queue, client };
 }
 
 /**

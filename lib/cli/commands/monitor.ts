@@ -2,6 +2,7 @@
 // size()), its parts, and ALERT once it reaches --max. Also the table `larq size` prints.
 import { configFor, numberFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { redisConnection } from '../config';
+import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { openFailedLists } from './failedLists';
 import { Resources } from './shared';
 
@@ -37,13 +38,15 @@ export async function readSizes(p: Parsed, io: Io, list: string | undefined, old
   });
   const resources = new Resources();
   try {
-    const { lists, queue } = await openFailedLists(config, resources, io);
+    const { lists, queue, client } = await openFailedLists(config, resources, io);
     const rows: QueueSizes[] = [];
     for (const { connection, queue: name } of entries) {
       const [size, pending, delayed, reserved, kept] = await Promise.all([queue.size(name), queue.pendingSize(name), queue.delayedSize(name), queue.reservedSize(name), lists.counts(name)]);
       const oldest = oldestPending ? { oldest_pending: await queue.creationTimeOfOldestPendingJob(name) } : {};
       rows.push({ connection, queue: name, size, pending, delayed, reserved, ...kept, ...oldest });
     }
+    // Jobs under the prefix the other Laravel skeleton derives from APP_NAME: said on stderr, the table stays as it is.
+    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, [...new Set(entries.map((e) => e.queue))], client), config)) io.err(`larq ${p.command}: warning: ${line}`);
     return rows;
   } finally {
     await resources.close();
