@@ -39,6 +39,16 @@ export async function withResources<T>(fn: (resources: Resources) => Promise<T>)
   }
 }
 
+/** How openRedis connects (see there). */
+export interface OpenRedisOptions {
+  /** A worker's connection: it reconnects forever once it was up. Default false (a one-shot command). */
+  persistent?: boolean;
+  /** The queue connection of a worker: commands wait through an outage. Default false. */
+  holdWrites?: boolean;
+  /** TLS files for rediss:// connections (LARQ_REDIS_*). */
+  tls?: CliRedisTls;
+}
+
 /**
  * Connect to Redis at `url` and fail with one line when it cannot be reached. A one-shot command gives up
  * on the first broken connection. A worker (`persistent`) that was connected reconnects forever, with a
@@ -49,7 +59,8 @@ export async function withResources<T>(fn: (resources: Resources) => Promise<T>)
  * not wait in that queue (RedisQueue checks the connection first). On the cache connection a read fails
  * after one retry, so the worker's stop checks keep running through an outage.
  */
-export async function openRedis(url: string, resources: Resources, io: Io, persistent = false, holdWrites = false, tls: CliRedisTls = {}): Promise<Redis | Cluster> {
+export async function openRedis(url: string, resources: Resources, io: Io, options: OpenRedisOptions = {}): Promise<Redis | Cluster> {
+  const { persistent = false, holdWrites = false, tls = {} } = options;
   let connected = false;
   let lostAt: number | null = null;
   let lostBecause = '';
@@ -90,7 +101,7 @@ export async function openRedis(url: string, resources: Resources, io: Io, persi
 
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false): Promise<RedisQueue> {
-  const client = await openRedis(config.queue.connection, resources, io, persistent, true, config.redisTls);
+  const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls });
   const queue = new RedisQueue({ ...config.queue, connection: client, connectionName });
   resources.add(() => queue.close());
   return queue;
@@ -112,8 +123,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   if (cache.driver === 'redis') {
     const url = cache.connection as string;
     const lockUrl = (cache.lockConnection as string | undefined) ?? url;
-    const connection = await openRedis(url, resources, io, persistent, false, config.redisTls);
-    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, persistent, false, config.redisTls);
+    const connection = await openRedis(url, resources, io, { persistent, tls: config.redisTls });
+    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, { persistent, tls: config.redisTls });
     store = createCacheStore({ ...cache, connection, lockConnection });
   } else {
     if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);

@@ -215,7 +215,7 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
 // Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
 async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
   try {
-    const client = await openRedis(config.queue.connection, resources, io, false, false, config.redisTls);
+    const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
     for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
   } catch (e) {
     io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
