@@ -107,6 +107,7 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     })();
     let resumedAt: number | null = null;
     let stoppedAt: number | null = null;
+    let returningAt: number | null = null;
     let aliveAtReturn: number[] = [];
     const redisEvents = (async () => {
       if (disruption === 'none') return;
@@ -115,6 +116,8 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
       stoppedAt = Date.now();
       await server.stop();
       if (disruption === 'outage') await sleep(30000);
+      // workers may reconnect while start() still waits for the server to answer
+      returningAt = Date.now();
       await server.start();
       resumedAt = Date.now();
       aliveAtReturn = workers.map((w) => w.proc.pid!);
@@ -172,7 +175,7 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     const ends = new Map<string, number>();
     for (const e of events) if (e.event === 'end') ends.set(`${e.step} ${e.pid} ${e.attempt}`, e.t);
     const ackLostInOutage = (first: { step: number; pid: number; attempt: number }, again: { t: number }) =>
-      disruption === 'outage' && stoppedAt !== null && resumedAt !== null && again.t >= resumedAt && (ends.get(`${first.step} ${first.pid} ${first.attempt}`) ?? Infinity) >= stoppedAt - ACK_WINDOW_MS;
+      disruption === 'outage' && stoppedAt !== null && returningAt !== null && again.t >= returningAt && (ends.get(`${first.step} ${first.pid} ${first.attempt}`) ?? Infinity) >= stoppedAt - ACK_WINDOW_MS;
     const unexplained = duplicates.filter(([, s]) => !s.slice(0, -1).some((a, i) => killedPids.has(a.pid) || ackLostInOutage(a, s[i + 1])));
     // After the outage: how soon each worker that lived through it started a job again.
     const resumedIn =
