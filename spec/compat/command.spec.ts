@@ -16,6 +16,7 @@ import { unserialize } from '../../lib/php/unserialize';
 import { PhpArray, PhpObject, PhpValue } from '../../lib/php/values';
 import { describe as describeValue, exactJob, fromDescribed } from '../support/describe';
 import { Described, Fixture, loadFixtures, pushedPayloads } from '../support/fixtures';
+import { scalarZooValues } from '../support/phpJobs';
 
 const fixtures = loadFixtures();
 
@@ -137,24 +138,7 @@ function handWritten(line: LaravelLine, name: string): PhpObject[] | undefined {
       }),
     ],
     'object-scalars': () => [
-      c['App\\Jobs\\ScalarZoo'].make({
-        s: 'line1\nline2\t"quoted" back\\slash /slash \0nul',
-        unicode: 'naïve café 日本語 😀',
-        i: 42,
-        neg: -7,
-        big: 9007199254740993n,
-        f: 1.5,
-        whole: php.float(2),
-        tiny: 0.1,
-        huge: php.float(1e25),
-        yes: true,
-        no: false,
-        nothing: null,
-        list: [1, 'two', php.float(3), null, true],
-        map: { a: 1, b: { c: 'd' } },
-        empty: [],
-        nested: [[1, [2, [3]]], { k: [] }],
-      }),
+      c['App\\Jobs\\ScalarZoo'].make(scalarZooValues()),
     ],
     'object-tuned': () => [c['App\\Jobs\\TunedJob'].make({ payload: { x: 1 } })],
     'object-models': () => [c['App\\Jobs\\ModelJob'].make({ user: user(7), users: user([7, 8]) })],

@@ -8,6 +8,28 @@ import type { PhpObject } from '../../lib/php/values';
 import type { JobInput } from '../../lib/jobs/dispatch';
 import type { LaravelLine } from '../../lib/LaravelLine';
 
+/** The ScalarZoo job's values as dispatch.php's object-scalars scenario sets them (fresh on each call). */
+export function scalarZooValues(): Record<string, unknown> {
+  return {
+    s: 'line1\nline2\t"quoted" back\\slash /slash \0nul',
+    unicode: 'naïve café 日本語 😀',
+    i: 42,
+    neg: -7,
+    big: 9007199254740993n,
+    f: 1.5,
+    whole: php.float(2),
+    tiny: 0.1,
+    huge: php.float(1e25),
+    yes: true,
+    no: false,
+    nothing: null,
+    list: [1, 'two', php.float(3), null, true],
+    map: { a: 1, b: { c: 'd' } },
+    empty: [],
+    nested: [[1, [2, [3]]], { k: [] }],
+  };
+}
+
 /** The job classes, the dispatch.php shapes and nodeChain, declared for one Laravel line. */
 export function phpJobsFor(line: LaravelLine) {
   const traits = laravelJobTraits(line);
@@ -42,24 +64,7 @@ export function phpJobsFor(line: LaravelLine) {
   const NODE_SHAPES: Record<string, () => JobInput> = {
     'object-basic': () => SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Welcome / “hi” \\ é', meta: { plan: 'pro', seats: 3 } }),
     'object-scalars': () =>
-      ScalarZoo.make({
-        s: 'line1\nline2\t"quoted" back\\slash /slash \0nul',
-        unicode: 'naïve café 日本語 😀',
-        i: 42,
-        neg: -7,
-        big: 9007199254740993n,
-        f: 1.5,
-        whole: php.float(2),
-        tiny: 0.1,
-        huge: php.float(1e25),
-        yes: true,
-        no: false,
-        nothing: null,
-        list: [1, 'two', php.float(3), null, true],
-        map: { a: 1, b: { c: 'd' } },
-        empty: [],
-        nested: [[1, [2, [3]]], { k: [] }],
-      }),
+      ScalarZoo.make(scalarZooValues()),
     'object-enums': () =>
       EnumJob.make({
         status: php.enum('App\\Enums\\Status', 'Active'),
