@@ -8,6 +8,7 @@ import { join } from 'path';
 import type { Cluster, ChainableCommander, Redis } from 'ioredis';
 import { LarqError } from '../errors';
 import type { QueueKeys } from './keys';
+import { writeAtEndOfTurn } from './tickWrite';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { isNoScript, ScriptCall, ScriptFrame, scriptSha } from './ScriptCall';
 
@@ -112,6 +113,7 @@ function sendOnce(target: ScriptTarget, client: Client, call: AtMostOnceCommand,
 function runAlone(client: Client, name: 'push' | 'later', keys: string[], args: (string | number)[], what: string): Promise<unknown> {
   const spec = checkCounts(name, keys, args);
   const call = new ScriptCall(new ScriptFrame(SHAS.get(name) as string, keys, spec.args), args, what);
+  writeAtEndOfTurn(client);
   return sendOnce(client, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what }));
 }
 
