@@ -6,12 +6,18 @@
 // connection that is ready, the commands are sent one by one on the connection with its socket corked
 // (the `stream` ioredis exposes, and Node's cork/uncork), so they leave in one write. Correctness does not
 // depend on the cork: were ioredis to write a command later than when it is sent, the commands would
-// still go out in order, only in more writes. A cluster, or a connection that is not ready (its commands
-// wait in ioredis' offline queue), gets a pipeline, which knows how to route and queue them.
+// still go out in order, only in more writes. A connection that is not ready (its commands wait in
+// ioredis' offline queue) gets a pipeline, which knows how to queue them.
+//
+// A cluster gets neither: each command is sent on the Cluster client itself, which routes it to its slot's
+// node and, when Redis answers MOVED or ASK (it ran nothing there), TRYAGAIN or CLUSTERDOWN, sends it again
+// to the node that serves the slot now. A cluster pipeline would not: it resends only when every command
+// of it failed with the same redirection, and otherwise hands the redirection back as the command's reply.
+// The commands of one batch share a slot, so they still reach one node in the order sent.
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 
-/** Where a command is issued: the corked connection itself, or a pipeline. */
-export type CommandTarget = Redis | ChainableCommander;
+/** Where a command is issued: the corked connection itself, a cluster client, or a pipeline. */
+export type CommandTarget = Redis | Cluster | ChainableCommander;
 
 /** One reply per command, in order: the error, or null and the result (ioredis' pipeline shape). */
 export type Replies = [Error | null, unknown][];
@@ -19,6 +25,8 @@ export type Replies = [Error | null, unknown][];
 export class CommandBatch {
   private readonly pipeline: ChainableCommander | null;
   private readonly corked: Redis | null;
+  // A cluster client: commands go to it one by one (see the file's header).
+  private readonly cluster: Cluster | null;
   // Per command, in order: its own promise, or undefined when its reply comes from the pipeline's exec().
   private readonly replies: (Promise<[Error | null, unknown]> | undefined)[] = [];
   private sent = false;
@@ -26,7 +34,8 @@ export class CommandBatch {
   constructor(client: Redis | Cluster) {
     const direct = writesDirectly(client);
     this.corked = direct ? client : null;
-    this.pipeline = direct ? null : client.pipeline();
+    this.cluster = client.isCluster ? (client as Cluster) : null;
+    this.pipeline = direct || this.cluster !== null ? null : client.pipeline();
     this.corked?.stream.cork();
   }
 
@@ -35,7 +44,7 @@ export class CommandBatch {
    * promise `send` returns when it returns one of its own, else (a pipeline's chained call) the pipeline's.
    */
   add(send: (target: CommandTarget) => unknown): void {
-    const target = (this.corked ?? this.pipeline) as CommandTarget;
+    const target = (this.corked ?? this.cluster ?? this.pipeline) as CommandTarget;
     const issued = send(target);
     const own = issued !== this.pipeline && typeof (issued as { then?: unknown } | null)?.then === 'function';
     this.replies.push(own ? (issued as Promise<unknown>).then(succeeded, failed) : undefined);
@@ -48,12 +57,12 @@ export class CommandBatch {
   async send(): Promise<Replies> {
     if (this.sent) throw new Error('CommandBatch.send called twice');
     this.sent = true;
-    if (this.corked !== null) {
-      this.corked.stream.uncork();
+    if (this.pipeline === null) {
+      this.corked?.stream.uncork();
       return Promise.all(this.replies as Promise<[Error | null, unknown]>[]);
     }
     // A command with a promise of its own settles by it, even if the rest of the pipeline never does.
-    const executed = (this.pipeline as ChainableCommander).exec().then((r) => (r ?? []) as Replies, (e: unknown) => e as Error);
+    const executed = this.pipeline.exec().then((r) => (r ?? []) as Replies, (e: unknown) => e as Error);
     return Promise.all(
       this.replies.map(
         (own, i) =>

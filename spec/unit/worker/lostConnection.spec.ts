@@ -1,7 +1,7 @@
 // A Redis outage is ridden out, not a reason to stop the worker: what ioredis and larq raise while the
 // client keeps reconnecting is not a lost connection; a client that stopped reconnecting still is.
 import { expect } from 'chai';
-import { RedisUnavailableError, UnconfirmedWriteError } from '../../../lib/errors';
+import { LarqError, RedisUnavailableError, UnconfirmedWriteError } from '../../../lib/errors';
 import { causedByLostConnection } from '../../../lib/worker/lostConnection';
 
 describe('causedByLostConnection and Redis outages', () => {
@@ -11,6 +11,14 @@ describe('causedByLostConnection and Redis outages', () => {
     expect(causedByLostConnection(maxRetries)).to.equal(false);
     expect(causedByLostConnection(new UnconfirmedWriteError('the push to queues:default', { cause: new Error('Connection is closed.') }))).to.equal(false);
     expect(causedByLostConnection(new RedisUnavailableError(1, 'the pop from queues:default'))).to.equal(false);
+  });
+
+  it("is false for ioredis' Cluster giving up on one command while a slot's primary fails over", () => {
+    // ioredis' Cluster, after maxRedirections tries against a primary that is gone, as it words it
+    expect(causedByLostConnection(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'))).to.equal(false);
+    expect(causedByLostConnection(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'))).to.equal(false);
+    // as popMany reports a failed migration of its batch
+    expect(causedByLostConnection(new LarqError('queue "default": migration failed: Too many Cluster redirections. Last error: Error: Connection is closed.'))).to.equal(false);
   });
 
   it('is still true for a client that stopped reconnecting', () => {

@@ -1,0 +1,188 @@
+// larq on a Redis Cluster whose topology changes under it: the primary owning a queue's slot dies and its
+// replica is promoted, or the slot moves to another primary (MOVED) or is being moved (ASK). A worker
+// rides every one out by itself, without a restart; a command Redis redirected (it ran nothing) is
+// followed to the slot's new node; a queue write whose connection dropped before its reply is never sent
+// again, and its caller is told, naming the write.
+import { expect } from 'chai';
+import Redis, { type Cluster } from 'ioredis';
+import { createWorker } from '../../lib/createWorker';
+import { UnconfirmedWriteError } from '../../lib/errors';
+import { Handlers } from '../../lib/handlers/Handlers';
+import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
+import type { WorkerStopResult } from '../../lib/events';
+import { LocalCluster, type ClusterNodeView } from '../support/cluster';
+import { randomPrefix } from '../support/redis';
+import { waitFor } from '../support/redisProcess';
+
+const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'failover-job', data: { n }, id: `id${n}`, attempts: 0, maxTries: null });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('larq on a Redis Cluster through failovers and slot moves', function () {
+  this.timeout(120000);
+  let cluster: LocalCluster;
+  let prefix: string;
+  const opened: RedisQueue[] = [];
+
+  before(async function () {
+    cluster = await LocalCluster.start(this);
+  });
+  after(async () => cluster?.stop());
+  beforeEach(() => {
+    prefix = randomPrefix();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((q) => q.close()));
+  });
+
+  function open(options: RedisQueueOptions = {}, client: Cluster = cluster.client()): RedisQueue {
+    const q = new RedisQueue({ connection: client, prefix, retryAfter: 90, laravel: 13, cluster: true, ...options });
+    opened.push(q);
+    return q;
+  }
+  const key = (queue: string, suffix = '') => `${prefix}queues:{${queue}}${suffix}`;
+
+  // A queue name whose slot's primary still has a replica to promote (an earlier failover leaves its
+  // killed primary restarted as a replica, so every primary keeps one).
+  async function queueWithReplica(base: string): Promise<string> {
+    for (let i = 0; ; i++) {
+      const name = `${base}${i}`;
+      const view = await cluster.view();
+      const ownerPort = await cluster.primaryPortOf(key(name));
+      const ownerId = view.find((n) => n.port === ownerPort)!.id;
+      if (view.some((n) => n.primaryId === ownerId && !n.failing)) return name;
+    }
+  }
+
+  // The primaries serving `slot` now and another one: where a move takes it from and to.
+  async function slotMove(slot: number): Promise<{ from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] }> {
+    const primaries = (await cluster.view()).filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0);
+    const from = primaries.find((n) => n.slots.some(([a, b]) => slot >= a && slot <= b))!;
+    const to = primaries.find((n) => n !== from)!;
+    return { from, to, others: primaries.filter((n) => n !== from && n !== to) };
+  }
+
+  // Starts moving (empty) `slot` to another primary, as `redis-cli --cluster reshard` does before it
+  // moves keys: the old owner answers ASK for a key it does not hold, the new one takes it after ASKING.
+  async function startSlotMove(slot: number) {
+    const move = await slotMove(slot);
+    await cluster.node(move.to.port).command(['CLUSTER', 'SETSLOT', slot, 'IMPORTING', move.from.id]);
+    await cluster.node(move.from.port).command(['CLUSTER', 'SETSLOT', slot, 'MIGRATING', move.to.id]);
+    return move;
+  }
+
+  // Ends the move: every primary gives `slot` to its new owner (first that one, so its epoch wins).
+  async function finishSlotMove(slot: number, move: { from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] }) {
+    for (const node of [move.to, move.from, ...move.others]) await cluster.node(node.port).command(['CLUSTER', 'SETSLOT', slot, 'NODE', move.to.id]);
+    await waitFor(`every node to see slot ${slot} on port ${move.to.port}`, 10000, async () => {
+      for (const port of cluster.alivePorts) {
+        const owner = (await cluster.view(port)).find((n) => n.role === 'master' && n.slots.some(([a, b]) => slot >= a && slot <= b));
+        if (owner?.port !== move.to.port) return undefined;
+      }
+      return true;
+    });
+  }
+
+  // A client whose slot map stays as it first read it until a redirection corrects it (no periodic
+  // refresh), so a move is seen only through the MOVED or ASK it brings.
+  const staleClient = () => cluster.client({ slotsRefreshInterval: 3600000 });
+
+  // Runs string jobs on `queue`, recording each run, until stopped; resolves to the worker's result.
+  function runWorker(q: RedisQueue, queue: string, ran: number[]) {
+    const handlers = new Handlers().string('failover-job', (data: { n: number }, ctx) => {
+      ran.push(data.n);
+      return ctx.delete();
+    });
+    const worker = createWorker(q, handlers, { sleep: 0.05, memory: 0, concurrency: 4 });
+    const errors: Error[] = [];
+    worker.on('error', (e) => errors.push(e));
+    const done: Promise<WorkerStopResult> = worker.daemon(queue);
+    return { worker, done, errors };
+  }
+
+  for (const blockFor of [null, 1] as const) {
+    it(`keeps a worker (blockFor ${String(blockFor)}) running through the failover of its queue's primary, and it runs jobs pushed after it`, async () => {
+      const queue = await queueWithReplica('fail');
+      const q = open({ blockFor });
+      const producer = open();
+      const ran: number[] = [];
+      const { worker, done, errors } = runWorker(q, queue, ran);
+      let stopped: WorkerStopResult | undefined;
+      void done.then((r) => (stopped = r));
+      await producer.pushRaw(job(1), queue);
+      await waitFor('job 1 to run', 10000, async () => (ran.includes(1) ? true : undefined));
+
+      const failover = await cluster.killPrimaryOf(key(queue));
+      await producer.pushRaw(job(2), queue);
+      await waitFor(`job 2 to run after the failover (worker stopped: ${JSON.stringify(stopped)}, errors: ${errors.map((e) => e.message).join('; ')})`, 20000, async () =>
+        ran.includes(2) || stopped !== undefined ? true : undefined,
+      );
+      expect(stopped, `the worker stopped by itself (${JSON.stringify(stopped)}); errors: ${errors.map((e) => e.message).join('; ')}`).to.equal(undefined);
+      expect(ran).to.deep.equal([1, 2]);
+      worker.stop();
+      expect((await done).reason).to.equal('interrupted');
+      expect(await producer.size(queue)).to.equal(0);
+      await cluster.restart(failover.killedPort);
+    });
+  }
+
+  it('follows MOVED in popMany when the queue\'s slot moved to another primary, and gets the job', async () => {
+    const queue = 'moved';
+    const q = open({}, staleClient());
+    const errors: Error[] = [];
+    await q.pushRaw(job(1), queue);
+    const [first] = await q.popMany(queue, 0, 4, (e) => errors.push(e));
+    await q.deleteReserved(queue, first);
+    const slot = await cluster.slotOf(key(queue));
+    await finishSlotMove(slot, await startSlotMove(slot));
+
+    await open().pushRaw(job(2), queue); // a client that has the new map
+    const jobs = await q.popMany(queue, 0, 4, (e) => errors.push(e));
+    expect(jobs.map((j) => j.getJobId())).to.deep.equal(['id2']);
+    expect(errors.map((e) => e.message)).to.deep.equal([]);
+    // The reservation sits on the slot's new primary; the acknowledgement reaches it there.
+    await q.deleteReserved(queue, jobs[0]);
+    expect(await q.size(queue)).to.equal(0);
+  });
+
+  it('follows ASK in popMany while the queue\'s slot is being moved, and gets the job once the move ends', async () => {
+    const queue = 'asked';
+    const q = open({}, staleClient());
+    const errors: Error[] = [];
+    expect(await q.popMany(queue, 0, 4, (e) => errors.push(e))).to.deep.equal([]);
+    const slot = await cluster.slotOf(key(queue));
+    const move = await startSlotMove(slot);
+    // The job is pushed on the importing primary, as a push redirected there by ASK would land.
+    const importer = new Redis({ port: move.to.port, host: '127.0.0.1' });
+    try {
+      await importer.pipeline().asking().rpush(key(queue), job(3)).asking().rpush(key(queue, ':notify'), '1').exec();
+    } finally {
+      importer.disconnect();
+    }
+    // The old owner answers ASK; the new one, after ASKING, TRYAGAIN while some of the script's keys are
+    // still to come (Redis runs no multi-key command across a slot being moved). Both are followed until
+    // the move ends, and the pop then runs on the new owner.
+    const popping = q.popMany(queue, 0, 4, (e) => errors.push(e));
+    await sleep(200);
+    await finishSlotMove(slot, move);
+    const jobs = await popping;
+    expect(jobs.map((j) => j.getJobId())).to.deep.equal(['id3']);
+    expect(errors.map((e) => e.message)).to.deep.equal([]);
+    await q.deleteReserved(queue, jobs[0]);
+    expect(await q.size(queue)).to.equal(0);
+  });
+
+  it('follows MOVED in a blocking pop (NotifyWaiter) when the slot moves while it waits, and wakes on the next push', async () => {
+    const queue = 'movedwait';
+    const q = open({ blockFor: 10 }, staleClient());
+    expect(await open({ blockFor: 1 }, staleClient()).pop(queue)).to.equal(null); // maps read before the move
+    const popping = q.pop(queue);
+    await sleep(500); // BLPOP is waiting on the old owner
+    const slot = await cluster.slotOf(key(queue));
+    await finishSlotMove(slot, await startSlotMove(slot));
+    await open().pushRaw(job(4), queue);
+    const popped = await popping;
+    expect(popped?.getJobId()).to.equal('id4');
+    await q.deleteReserved(queue, popped!);
+    expect(await q.size(queue)).to.equal(0);
+  });
+});
