@@ -4,6 +4,7 @@
 // followed to the slot's new node; a queue write whose connection dropped before its reply is never sent
 // again, and its caller is told, naming the write.
 import { expect } from 'chai';
+import { connect, createServer, type Socket } from 'net';
 import Redis, { type Cluster } from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { UnconfirmedWriteError } from '../../lib/errors';
@@ -185,4 +186,102 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     await q.deleteReserved(queue, popped!);
     expect(await q.size(queue)).to.equal(0);
   });
+
+  describe('a push whose primary dies before its reply', () => {
+    it('that Redis ran: the caller gets UnconfirmedWriteError naming the push, and the job is on the promoted replica exactly once (not sent again)', async () => {
+      const queue = await queueWithReplica('ranpush');
+      const primary = await cluster.primaryPortOf(key(queue));
+      const relay = await replyDroppingRelay(primary);
+      try {
+        // The client reaches the primary only through the relay; its other nodes directly.
+        const q = open({}, cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }));
+        // A push first, so the primary holds the script (a NOSCRIPT reply would be dropped too).
+        await q.pushRaw(job(0), queue);
+        expect(await q.clear(queue)).to.equal(1);
+        relay.dropReplies = true;
+        const pushing = q.pushRaw(job(5), queue).then(
+          () => null,
+          (e: Error) => e,
+        );
+        // Redis ran it and its replica has it: only the reply is missing when the primary dies.
+        await waitFor('the push to run on the primary', 5000, async () => (Number(await cluster.node(primary).command(['LLEN', key(queue)])) === 1 ? true : undefined));
+        expect(await cluster.node(primary).command(['WAIT', 1, 5000])).to.equal(1);
+        const failover = await cluster.killPrimaryOf(key(queue));
+        const error = await pushing;
+        expect(error).to.be.instanceOf(UnconfirmedWriteError);
+        expect(error!.message).to.include(`the push to ${key(queue)}`).and.include('it may or may not have run, and it was not sent again');
+        await sleep(1000); // a replay would have gone out by now (ioredis retries a failover after 100 ms)
+        const promoted = cluster.node(failover.promotedPort);
+        expect(await promoted.command(['LRANGE', key(queue), 0, -1])).to.deep.equal([job(5)]);
+        expect(await promoted.command(['LRANGE', key(queue, ':notify'), 0, -1])).to.deep.equal(['1']);
+        await cluster.restart(failover.killedPort);
+      } finally {
+        await relay.close();
+      }
+    });
+
+    it('that Redis never ran: the caller gets UnconfirmedWriteError, and the push is not run later behind its back', async () => {
+      const queue = await queueWithReplica('heldpush');
+      const q = open();
+      expect(await q.size(queue)).to.equal(0);
+      const primary = await cluster.primaryPortOf(key(queue));
+      // The primary holds every write it receives: the push is written, and never run.
+      await cluster.node(primary).command(['CLIENT', 'PAUSE', 30000, 'WRITE']);
+      const pushing = q.pushRaw(job(6), queue).then(
+        () => null,
+        (e: Error) => e,
+      );
+      await sleep(300);
+      const failover = await cluster.killPrimaryOf(key(queue));
+      const error = await pushing;
+      expect(error).to.be.instanceOf(UnconfirmedWriteError);
+      expect(error!.message).to.include(`the push to ${key(queue)}`);
+      await sleep(1000);
+      expect(await cluster.node(failover.promotedPort).command(['LLEN', key(queue)])).to.equal(0);
+      expect(await q.size(queue)).to.equal(0);
+      await cluster.restart(failover.killedPort);
+    });
+  });
 });
+
+/** A TCP relay to a Redis port that passes requests on and, once told to, drops the replies. */
+interface ReplyDroppingRelay {
+  readonly port: number;
+  dropReplies: boolean;
+  close(): Promise<void>;
+}
+
+function replyDroppingRelay(redisPort: number): Promise<ReplyDroppingRelay> {
+  const sockets = new Set<Socket>();
+  let relay: ReplyDroppingRelay;
+  const server = createServer((inbound) => {
+    const outbound = connect(redisPort, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('error', () => undefined); // one side closing resets the other: expected when the node dies
+      s.on('close', () => sockets.delete(s));
+    }
+    inbound.on('data', (chunk: Buffer) => outbound.write(chunk));
+    outbound.on('data', (chunk: Buffer) => {
+      if (!relay.dropReplies) inbound.write(chunk);
+    });
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+  });
+  return new Promise((resolve, reject) => {
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const addr = server.address();
+      relay = {
+        port: typeof addr === 'object' && addr ? addr.port : 0,
+        dropReplies: false,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => done());
+          }),
+      };
+      resolve(relay);
+    });
+  });
+}
