@@ -4,7 +4,10 @@
 // followed to the slot's new node; a queue write whose connection dropped before its reply is never sent
 // again, and its caller is told, naming the write.
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { connect, createServer, type Socket } from 'net';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import Redis, { type Cluster } from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { UnconfirmedWriteError } from '../../lib/errors';
@@ -12,6 +15,9 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import type { WorkerStopResult } from '../../lib/events';
 import { LocalCluster, type ClusterNodeView } from '../support/cluster';
+import { compileCli } from '../support/compiled';
+import { runLarq } from '../support/larqProcess';
+import { ChainStep } from '../support/phpJobs';
 import { randomPrefix } from '../support/redis';
 import { waitFor } from '../support/redisProcess';
 
@@ -185,6 +191,33 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     expect(popped?.getJobId()).to.equal('id4');
     await q.deleteReserved(queue, popped!);
     expect(await q.size(queue)).to.equal(0);
+  });
+
+  it('starts `larq work` while the primary of its queue is down, before the promotion, and it works the queue once the replica takes over', async () => {
+    const queue = await queueWithReplica('startdown');
+    const producer = open();
+    for (const step of [1, 2]) await producer.push(ChainStep.make({ step }), queue);
+    const cli = compileCli();
+    const dir = mkdtempSync(join(tmpdir(), 'larq-failover-cli-'));
+    try {
+      const env = join(dir, '.env');
+      writeFileSync(env, [`LARQ_REDIS_CLUSTER=${cluster.ports.map((p) => `127.0.0.1:${p}`).join(',')}`, 'LARQ_LARAVEL=13', `REDIS_PREFIX=${prefix}`, 'QUEUE_FAILED_DRIVER=null', 'CACHE_STORE=array', ''].join('\n'));
+      const failingOver = cluster.killPrimaryOf(key(queue));
+      // The nodes have noticed: the cluster is down until the replica is promoted.
+      await waitFor('a node to report cluster_state:fail', 10000, async () => {
+        for (const port of cluster.alivePorts) if (String(await cluster.node(port).command(['CLUSTER', 'INFO'])).includes('cluster_state:fail')) return true;
+        return undefined;
+      });
+      const work = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--queue=${queue}`, '--max-jobs=2', '--sleep=0.1', `--env=${env}`], { timeoutMs: 60000 });
+      const failover = await failingOver;
+      expect(work.code, `stdout: ${work.stdout}\nstderr: ${work.stderr}`).to.equal(0);
+      expect(work.stdout.match(/ DONE$/gm) ?? [], work.stdout).to.have.length(2);
+      expect(await producer.size(queue)).to.equal(0);
+      await cluster.restart(failover.killedPort);
+    } finally {
+      cli.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('a push whose primary dies before its reply', () => {

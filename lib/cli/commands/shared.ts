@@ -68,7 +68,12 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
   const maxRetriesPerRequest = persistent && holdWrites ? null : 1;
   const cluster = redisClusterNodes(url, tls);
   const client = cluster
-    ? new Cluster(cluster.nodes, { lazyConnect: true, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
+    ? // No ready check: ioredis' asks a node for cluster_state, which says fail while any slot's primary is
+      // down and its replica not yet promoted; ioredis then drops the connection and its connect() never
+      // settles (the process ran out of work and exited 0, saying nothing). Without it the client is up
+      // once it has the slot map; a command for the failing slot is retried and redirected by the Cluster
+      // until the replica takes over, which the worker rides out as it does when the failover comes later.
+      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
     : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
