@@ -1,6 +1,6 @@
 // The blocking half of a pop with blockFor: BLPOP on the queue's notify list, on a connection of its own
 // so that a wait never delays the queue's other commands, and Laravel's pop after the wake-up sent right
-// behind it, in the same write.
+// behind it (in the same write, except on a cluster: see CommandBatch; the pop still arrives behind it).
 //
 // Why behind it: Redis keeps a blocked client's next commands in its input and runs them the moment the
 // BLPOP returns. So when a push wakes the wait, the pop has already arrived; Redis runs it at once and
@@ -106,7 +106,7 @@ export class NotifyWaiter {
     }
   }
 
-  // One BLPOP and the pop behind it, in one write on the blocking connection.
+  // One BLPOP and the pop behind it, on the blocking connection (one write, except on a cluster).
   private async blockOnce(keys: QueueKeys, timeout: number): Promise<Wake> {
     const connection = this.blockingConnection();
     try {
