@@ -220,8 +220,8 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     }
   });
 
-  describe('a push whose primary dies before its reply', () => {
-    it('that Redis ran: the caller gets UnconfirmedWriteError naming the push, and the job is on the promoted replica exactly once (not sent again)', async () => {
+  describe('a queue write whose primary dies before its reply', () => {
+    it('a push that Redis ran: the caller gets UnconfirmedWriteError naming the push, and the job is on the promoted replica exactly once (not sent again)', async () => {
       const queue = await queueWithReplica('ranpush');
       const primary = await cluster.primaryPortOf(key(queue));
       const relay = await replyDroppingRelay(primary);
@@ -253,7 +253,43 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
       }
     });
 
-    it('that Redis never ran: the caller gets UnconfirmedWriteError, and the push is not run later behind its back', async () => {
+    it('a pop (popMany) that Redis ran: the worker is told, and the pop is not run again to reserve a second job', async () => {
+      const queue = await queueWithReplica('ranpop');
+      const primary = await cluster.primaryPortOf(key(queue));
+      const relay = await replyDroppingRelay(primary);
+      try {
+        const q = open({}, cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }));
+        await q.pushRaw(job(7), queue);
+        await q.pushRaw(job(8), queue);
+        // One pop first, so the primary holds the scripts (a NOSCRIPT reply would be dropped too); job 7
+        // goes back to the head of the list by a release due now.
+        const [seven] = await q.popMany(queue, 0, 1, () => undefined);
+        await q.deleteAndRelease(queue, seven, 0);
+        relay.dropReplies = true;
+        const errors: Error[] = [];
+        const popping = q.popMany(queue, 0, 1, (e) => errors.push(e)).then(
+          () => null,
+          (e: Error) => e,
+        );
+        await waitFor('the pop to run on the primary', 5000, async () => (Number(await cluster.node(primary).command(['ZCARD', key(queue, ':reserved')])) === 1 ? true : undefined));
+        expect(await cluster.node(primary).command(['WAIT', 1, 5000])).to.equal(1);
+        const failover = await cluster.killPrimaryOf(key(queue));
+        // popMany throws the first error of its batch (a migration's, which ioredis retried) and hands
+        // the others to onError: the pop's is among them.
+        const all = [await popping, ...errors];
+        expect(all.filter((e) => e instanceof UnconfirmedWriteError).map((e) => e!.message)).to.have.length(1).and.satisfy((m: string[]) => m[0].includes(`the pop from ${key(queue)}`));
+        await sleep(1000);
+        // One reservation (it comes back after retry_after, as a crashed worker's does), one job waiting.
+        const promoted = cluster.node(failover.promotedPort);
+        expect(await promoted.command(['ZCARD', key(queue, ':reserved')])).to.equal(1);
+        expect(await promoted.command(['LLEN', key(queue)])).to.equal(1);
+        await cluster.restart(failover.killedPort);
+      } finally {
+        await relay.close();
+      }
+    });
+
+    it('a push that Redis never ran: the caller gets UnconfirmedWriteError, and the push is not run later behind its back', async () => {
       const queue = await queueWithReplica('heldpush');
       const q = open();
       expect(await q.size(queue)).to.equal(0);
