@@ -11,6 +11,10 @@ export class CacheSignals {
   // undefined: not read successfully yet; the first good read becomes the baseline.
   private lastRestart: CacheValue | undefined;
   private readonly globalPause: boolean;
+  // Reads started ahead of the check that uses them (see prefetch): each is taken by the next check for
+  // it, or dropped.
+  private restartAhead: Promise<CacheValue> | undefined;
+  private readonly pausedAhead = new Map<string, Promise<boolean>>();
 
   /** `laravel`: the PHP side's release, whose signals the worker honours (default: 13.25+ ones included). */
   constructor(
@@ -35,8 +39,10 @@ export class CacheSignals {
   /** Whether `queue:restart` ran since start (restartRequested). A failed read is reported and never taken for a restart. */
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
+    const ahead = this.restartAhead;
+    this.restartAhead = undefined;
     try {
-      const current = await readRestart(this.cache);
+      const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
       return restartRequested(this.lastRestart, current);
     } catch (e) {
@@ -53,8 +59,50 @@ export class CacheSignals {
    */
   async isPaused(connection: string, queue: string): Promise<boolean> {
     if (this.cache === undefined) return false;
-    if (!this.globalPause) return isPaused(this.cache, connection, queue);
-    const [all, one] = await Promise.all([isPausedGlobally(this.cache), isPaused(this.cache, connection, queue)]);
+    const key = `${connection}\0${queue}`;
+    const ahead = this.pausedAhead.get(key);
+    if (ahead !== undefined) {
+      this.pausedAhead.delete(key);
+      return ahead;
+    }
+    return this.readPaused(this.cache, connection, queue);
+  }
+
+  /**
+   * Start, in this turn, the reads the worker's next stop check and pass make: the restart signal, then
+   * each queue's pause flags, in the order the checks make them. Sent together they share one write and
+   * one round trip, and overlap whatever else is in flight (at concurrency 1, the job's acknowledgement).
+   * Each read is taken by the next check for it; {@link dropPrefetched} discards the ones left over, so
+   * that a check after a sleep reads afresh. What the reads find is what the checks, made a moment later,
+   * would find: nothing but a PHP command writes these keys, and one written in between counts at the
+   * next check, as it would in Laravel's loop had it come a moment later.
+   */
+  prefetch(connection: string, queues: readonly string[]): void {
+    const cache = this.cache;
+    if (cache === undefined) return;
+    this.dropPrefetched();
+    this.restartAhead = readRestart(cache);
+    this.restartAhead.catch(ignore);
+    for (const queue of queues) {
+      const paused = this.readPaused(cache, connection, queue);
+      paused.catch(ignore);
+      this.pausedAhead.set(`${connection}\0${queue}`, paused);
+    }
+  }
+
+  /** Forget the reads prefetch() started that no check took. */
+  dropPrefetched(): void {
+    this.restartAhead = undefined;
+    this.pausedAhead.clear();
+  }
+
+  private async readPaused(cache: WorkerCache, connection: string, queue: string): Promise<boolean> {
+    if (!this.globalPause) return isPaused(cache, connection, queue);
+    const [all, one] = await Promise.all([isPausedGlobally(cache), isPaused(cache, connection, queue)]);
     return all || one;
   }
 }
+
+// A prefetched read nobody takes must not become an unhandled rejection; the check that takes it still
+// sees the error.
+function ignore(): void {}
