@@ -24,7 +24,7 @@ export interface RedisCacheStoreOptions {
   appName?: string;
   /** The PHP side's Laravel major version: key separator and derived defaults. Default 13. */
   laravel?: CacheLaravelVersion;
-  /** Database index when larq opens the connection (REDIS_CACHE_DB). Default: the URL/options' own, else 1. */
+  /** Database index when larq opens the connection (REDIS_CACHE_DB). Default: the URL/options' own, else 1. A Cluster client: 0 only. */
   database?: number | null;
   /** Where locks live (`lock_connection`); default the cache connection. The skeleton uses `default` (db 0). */
   lockConnection?: RedisConnection | null;
