@@ -150,6 +150,22 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
     });
   }
 
+  it('a bulk push that gets READONLY rejects, none of it is resent, and the next bulk lands once on the new primary', async () => {
+    const prefix = randomPrefix();
+    const q = queueOn(relay.port, prefix);
+    await q.pushRaw(job(1));
+    await failover();
+
+    // Each command queued in the MULTI gets READONLY; none of them may be written again outside it.
+    const refused = await q.bulkRaw([job(2), { payload: job(3), delay: 60 }, job(4)]).then(() => null, (e: Error) => e);
+    expect(refused, 'the refused bulk').to.be.instanceOf(Error);
+    await waitFor('a bulk push to reach the new primary', 5000, async () => ((await q.bulkRaw([job(5), job(6)]).then(() => true, () => false)) ? true : undefined), 50);
+    await sleep(200); // anything ioredis would still resend has gone out by now
+    expect(await adminB.lrange(`${prefix}queues:default`, 0, -1)).to.deep.equal([job(1), job(5), job(6)]);
+    expect(await adminB.zcard(`${prefix}queues:default:delayed`)).to.equal(0);
+    console.log(`      the refused bulk: ${(refused as Error).name}: ${(refused as Error).message}`);
+  });
+
   it('a write that may be resent (an acknowledgement) is resent on the new primary; reads go on', async () => {
     const prefix = randomPrefix();
     const q = queueOn(relay.port, prefix);
