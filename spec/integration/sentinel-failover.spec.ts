@@ -1,7 +1,7 @@
 // A Sentinel failover in the middle of a run: 10,000 jobs through 2 `larq work` processes configured with
 // LARQ_REDIS_SENTINELS, while a dispatcher (a RedisQueue built from ioredis' Sentinel options, not from a
-// client) keeps pushing. The primary is SIGKILLed, the sentinels promote its replica, and nothing is
-// restarted: the workers and the dispatcher find the new primary by themselves.
+// client) keeps pushing. The primary is SIGKILLed, the sentinels promote its replica, the old primary
+// comes back as a replica, and no worker or dispatcher is restarted: they find the new primary by themselves.
 //
 // The accounts, as chaos.spec.ts keeps them: every confirmed push ran at least once; a refused push never
 // ran; a job that ran twice had its reservation in flight at the failover (Redis replicates
@@ -104,6 +104,7 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
 
     let failover: SentinelFailover | undefined;
     let killedAt = 0;
+    let rejoinedMs = 0;
     const lines = () => readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
     // Both workers are running jobs when the primary dies (a `larq work` that cannot reach Redis at start-up
     // exits, by design; this spec is about workers that were up).
@@ -112,6 +113,9 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
       while (confirmed.size < JOBS / 4 || !workers.every((w) => working().has(w.proc.pid!))) await sleep(50);
       killedAt = Date.now();
       failover = await setup.killPrimary();
+      // The old primary comes back, as a replica of the new one, while the run goes on.
+      await setup.restart(failover.killedPort);
+      rejoinedMs = Date.now() - killedAt;
     })();
     for (let next = 1; next <= JOBS; ) {
       const bulk = Array.from({ length: Math.min(100, JOBS - next + 1) }, (_, i) => next + i);
@@ -164,7 +168,7 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
 
     console.log(
       `      ${confirmed.size} pushes confirmed, ${unconfirmed.size} unconfirmed (${[...unconfirmed].filter((n) => runs.has(n)).length} of them ran), ${refused.size} refused; ` +
-        `all pushed ${pushedAt - began} ms after the start; primary killed at ${killedAt - began} ms, failover ${failover?.failoverMs} ms (port ${failover?.killedPort} -> ${failover?.promotedPort})`,
+        `all pushed ${pushedAt - began} ms after the start; primary killed at ${killedAt - began} ms, failover ${failover?.failoverMs} ms (port ${failover?.killedPort} -> ${failover?.promotedPort}), old primary back as a replica ${rejoinedMs} ms after the kill`,
     );
     console.log(`      ${runs.size} jobs ran: ${runs.size - twice.length} once, ${twice.length} twice; ${lost.length} lost; left in Redis ${JSON.stringify(left)}`);
     for (const d of explained) console.log(`        job ${d.step} ran ${d.runs} times: ${d.why ?? 'UNEXPLAINED'}`);
