@@ -6,7 +6,7 @@ import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
-import { reconnectDelay } from '../../RedisQueueOptions';
+import { reconnectDelay, reconnectOnReadOnly } from '../../RedisQueueOptions';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -69,7 +69,7 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
   const cluster = redisClusterNodes(url, tls);
   const client = cluster
     ? new Cluster(cluster.nodes, { lazyConnect: true, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
-    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry });
+    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
     firstProblem ??= e;
