@@ -18,6 +18,8 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import { laravelJobTraits, phpClass, type PhpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LocalCluster } from '../support/cluster';
+import { compileCli, type CompiledCli } from '../support/compiled';
+import { runLarq, startLarq, type LarqProcess } from '../support/larqProcess';
 import { laravelHarness, requirePhp, type PhpConnection, type WorkerRecord } from '../support/php';
 import { dispatch13, php13Env } from '../support/php13';
 import { randomPrefix } from '../support/redis';
@@ -248,6 +250,38 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
     });
   });
 
+  describe('blocking pops (block_for 10)', function () {
+    // A blocked worker waits on its queue's :notify list (queues:{name}:notify on a cluster); a push from the
+    // other side must land there to wake it, else the job waits out the block.
+    it("Laravel's blocked worker wakes on larq's push, and larq's blocked worker on Laravel's", async function () {
+      const { prefix, php } = sides();
+      const queue = new RedisQueue({ connection: cluster.client(), cluster: true, laravel: LINE, prefix, retryAfter: 90, blockFor: 10 });
+      open.push(queue);
+      const laravel = startLaravelWorker({ ...php, blockFor: 10, queue: 'low', maxJobs: 1 });
+      let records: WorkerRecord[];
+      let pushedAt: number;
+      try {
+        await new Promise((r) => setTimeout(r, 2000)); // booted and blocked on queues:{low}:notify
+        pushedAt = Date.now() / 1000;
+        await queue.push(ChainStep.make({ step: 1 }), 'low');
+        records = await laravel.waitForRecords(1, 20000);
+      } finally {
+        await laravel.stop();
+      }
+      expect(records[0].time - pushedAt, 'woken by the push, not by the end of the block').to.be.below(5);
+
+      let ranAt = 0;
+      const handlers = new Handlers().object('App\\Jobs\\ChainStep', () => void (ranAt = Date.now() / 1000));
+      const working = createWorker(queue, handlers, { sleep: 0, maxJobs: 1, memory: 4096 }).daemon('high');
+      await new Promise((r) => setTimeout(r, 1000));
+      await phpDispatch('on-queue', { ...php, args: ['high'] });
+      const dispatchedAt = Date.now() / 1000;
+      expect(await working).to.deep.equal({ status: 0, reason: 'max_jobs' });
+      expect(ranAt - dispatchedAt, 'woken by the push, not by the end of the block').to.be.below(5);
+      expect(await queueKeysLeft(prefix)).to.deep.equal([]);
+    });
+  });
+
   describe('the cache on the cluster', function () {
     it("Laravel's queue:restart stops larq's worker; larq's restart signal stops Laravel's", async function () {
       const { php, queue, cache } = sides();
@@ -393,6 +427,68 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       expect(run.failed.map((f) => [JSON.parse(f.payload).uuid, f.queue, f.message])).to.deep.equal([[uuid, 'default', 'flaky 2']]);
       expect(await cache.get(exceptionsKey(uuid!))).to.equal(null);
       expect(await queueKeysLeft(prefix)).to.deep.equal([]);
+    });
+  });
+  describe('the larq command on the cluster (LARQ_REDIS_CLUSTER), beside Laravel on it', function () {
+    let cli: CompiledCli;
+    before(() => {
+      cli = compileCli();
+    });
+    after(() => cli?.remove());
+
+    /** The app's .env as a Laravel 13 app on this cluster has it: larq reads the nodes from LARQ_REDIS_CLUSTER. */
+    function envFile(prefix: string): string {
+      const file = join(dir, `${prefix}.env`);
+      const vars = {
+        APP_NAME: 'Shop',
+        LARQ_LARAVEL: '13',
+        LARQ_REDIS_CLUSTER: cluster.ports.map((p) => `127.0.0.1:${p}`).join(','),
+        REDIS_PREFIX: prefix,
+        CACHE_STORE: 'redis',
+        CACHE_PREFIX: CACHE_PREFIX,
+        QUEUE_FAILED_DRIVER: 'null',
+      };
+      writeFileSync(file, Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+      return file;
+    }
+
+    /** Resolves with the process's exit code, or null when it is still running after timeoutMs (then killed). */
+    async function exitWithin(run: LarqProcess, timeoutMs: number): Promise<number | null> {
+      const code = await Promise.race([run.done, new Promise<'running'>((r) => setTimeout(() => r('running'), timeoutMs))]);
+      if (code !== 'running') return code;
+      run.child.kill('SIGKILL');
+      return null;
+    }
+
+    it("`larq work` runs Laravel's jobs from queues on different slots, and stops on Laravel's queue:restart", async function () {
+      const { prefix, php, queue } = sides();
+      const env = envFile(prefix);
+      await phpDispatch('on-queue', { ...php, args: ['high'] });
+      await phpDispatch('on-queue', { ...php, args: ['low'] });
+      const work = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, '--queue=high,low', '--sleep=0.1', `--env=${env}`]);
+      try {
+        for (let i = 0; i < 200 && (work.stdout.match(/ DONE$/gm) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(work.stdout.match(/ DONE$/gm), work.stdout + work.stderr).to.have.length(2);
+        await dispatch13('restart', [], php);
+        expect(await exitWithin(work, 15000), work.stdout + work.stderr).to.equal(0);
+        expect(work.stdout).to.include('Worker stopped: restart_signal (status 0)');
+      } finally {
+        work.child.kill('SIGKILL');
+      }
+      expect([await queue.size('high'), await queue.size('low')]).to.deep.equal([0, 0]);
+    });
+
+    it("`larq restart` stops Laravel's worker on the cluster", async function () {
+      const { prefix, php, queue } = sides();
+      await queue.push(ChainStep.make({ step: 1 }), 'low');
+      const started = Date.now();
+      const laravel = startLaravelWorker({ ...php, queue: 'high,low', maxTime: 60 });
+      await laravel.waitForRecords(1, 20000);
+      const restart = await runLarq(cli.main, ['restart', `--env=${envFile(prefix)}`]);
+      expect(restart.code, restart.stderr).to.equal(0);
+      const run = await laravel.done;
+      expect(run.code, run.stderr).to.equal(0);
+      expect(Date.now() - started, 'stopped by the signal, long before --max-time').to.be.below(30000);
     });
   });
 });
