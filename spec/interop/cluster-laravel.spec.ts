@@ -250,6 +250,32 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
     });
   });
 
+  describe('queue names that bring their own braces', function () {
+    // Laravel wraps a name only when it has no hash tag of its own (Connection::hasHashTag): `{mail}:high`
+    // stays as it is, `odd{}name` (empty braces are no tag) is wrapped.
+    const cases: [string, string][] = [
+      ['{mail}:high', 'queues:{mail}:high'],
+      ['odd{}name', 'queues:{odd{}name}'],
+    ];
+    for (const [name, key] of cases) {
+      it(`${name}: both sides use ${key}, each runs the other's job`, async function () {
+        const { prefix, php, queue } = sides();
+        const sent = await phpDispatch('on-queue', { ...php, args: [name] });
+        expect(await client.llen(`${prefix}${key}`)).to.equal(1);
+        const ran: unknown[] = [];
+        const handlers = new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => void ran.push([ctx.queue, ctx.id]));
+        await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon(name);
+        expect(ran).to.deep.equal([[name, sent.ids[0]]]);
+
+        const id = await queue.push(ChainStep.make({ step: 2 }), name);
+        expect(await client.llen(`${prefix}${key}`)).to.equal(1);
+        const run = await runLaravelWorkerDetailed({ ...php, queue: name });
+        expect(run.records.map((r) => [r.queue, r.jobId]), run.stderr).to.deep.equal([[name, id]]);
+        expect(await queueKeysLeft(prefix)).to.deep.equal([]);
+      });
+    }
+  });
+
   describe('blocking pops (block_for 10)', function () {
     // A blocked worker waits on its queue's :notify list (queues:{name}:notify on a cluster); a push from the
     // other side must land there to wake it, else the job waits out the block.
