@@ -68,7 +68,7 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
   const maxRetriesPerRequest = persistent && holdWrites ? null : 1;
   const cluster = redisClusterNodes(url, tls);
   const client = cluster
-    ? new Cluster(cluster.nodes, { lazyConnect: true, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
+    ? new Cluster(cluster.nodes, { lazyConnect: true, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
     : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
