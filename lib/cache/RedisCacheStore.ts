@@ -120,8 +120,8 @@ export class RedisCacheStore implements CacheStore {
 
   /**
    * MGET of every key, in slices that keep each command within the 3,999 arguments managed Redis accepts
-   * (`MAX_COMMAND_ARGUMENTS`). On a cluster the keys hash to different slots, which one MGET may not span (CROSSSLOT): one GET per key instead,
-   * sent together, as Laravel's RedisStore does over a predis cluster.
+   * (`MAX_COMMAND_ARGUMENTS`). On a cluster the keys hash to different slots, which one MGET may not span
+   * (CROSSSLOT): one GET per key instead, sent together, as Laravel's RedisStore does over a predis cluster.
    */
   async many(keys: readonly string[]): Promise<Map<string, CacheValue>> {
     const physical = keys.map((k) => this.key(k));
