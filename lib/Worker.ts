@@ -202,6 +202,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(1);
       }
       if (this.stopResult !== null) return;
+      // The stop check's restart read and the next pass's pause reads, in one round trip.
+      this.cacheSignals.prefetch(this.queue.connectionName, list);
       const stop = await this.stopIfNecessary(startedAt, found ?? true);
       if (this.stopResult !== null) return;
       if (stop !== null) {
@@ -233,6 +235,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     }
     if (jobs.length > 0) this.popBudget.record(jobs.map(payloadSize));
     for (const job of jobs) if (!this.alreadyRunning(job)) this.startJob(job);
+    // Several jobs at a time: the next stop check and pass read the cache while these jobs run, so that
+    // when a slot frees the next pop goes out at once, with the acknowledgements of this turn in its write.
+    // A read older than PREFETCH_FRESH_MS by then (a long job) is made again.
+    if (jobs.length > 0 && this.options.concurrency > 1) this.cacheSignals.prefetch(this.queue.connectionName, list);
     if (jobs.length === 0) {
       this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
       await this.sleep(this.options.sleep);
