@@ -16,7 +16,7 @@ import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { isClient, reconnectDelay, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
+import { isClient, reconnectDelay, reconnectOnReadOnly, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
 
@@ -65,7 +65,8 @@ export class RedisQueue implements ReservedJobStore {
     this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
-    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, { retryStrategy: reconnectDelay }) : new Redis({ retryStrategy: reconnectDelay, ...c });
+    const reconnect = { retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadOnly };
+    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, reconnect) : new Redis({ ...reconnect, ...c });
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);

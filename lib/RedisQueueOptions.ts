@@ -71,6 +71,19 @@ export function reconnectDelay(attempt: number): number {
   return Math.min(attempt * 50, 500);
 }
 
+/**
+ * ioredis' `reconnectOnError` for the clients larq opens itself: a READONLY reply means the connection is
+ * to a replica, typically a demoted primary that a connection stayed on across a failover (through a name
+ * or proxy that now points elsewhere, or an operator's REPLICAOF), so the client reconnects, and finds the
+ * primary (through the sentinels, or the name). 2 makes ioredis send the refused command again after
+ * reconnecting: Redis did not run it, so that is safe for a read or an acknowledgement. A queue write
+ * (push, pop, release: an AtMostOnceCommand) is not resent all the same; it rejects with
+ * UnconfirmedWriteError when its connection closes, as any queue write whose connection closes does.
+ */
+export function reconnectOnReadOnly(error: Error): 2 | false {
+  return error.message.startsWith('READONLY') ? 2 : false;
+}
+
 /** Whether `c` is an ioredis client (or cluster) the caller owns. */
 export function isClient(c: unknown): c is Redis | Cluster {
   if (c instanceof Redis || c instanceof Cluster) return true;

@@ -110,6 +110,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The heartbeat (null when off), whether it beats (while the daemon runs), when it next beats (clock
   // ms; Infinity while a beat is on its way), and the beat on its way.
   private heartbeat: Heartbeat<J> | null = null;
+  // The daemon's queue list while it runs (what prefetched pause reads are for).
+  private queueList: readonly string[] | null = null;
   private nextBeatAtMs = Infinity;
   private beating: Promise<void> | null = null;
   private heartbeatOn = false;
@@ -158,6 +160,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   async daemon(queues: string[] | string): Promise<WorkerStopResult> {
     const list = queueList(queues);
     this.begin();
+    this.queueList = list;
     const removeSignals = this.options.handleSignals ? listenForSignals(this) : () => undefined;
     this.deadlines.start();
     this.startHeartbeat();
@@ -174,6 +177,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       this.nextBeatAtMs = Infinity;
       await this.beating;
       await this.deadlines.stop();
+      this.cacheSignals.dropPrefetched();
+      this.queueList = null;
       this.running = false;
     }
   }
@@ -197,6 +202,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(1);
       }
       if (this.stopResult !== null) return;
+      // The stop check's restart read and the next pass's pause reads, in one round trip.
+      this.cacheSignals.prefetch(this.queue.connectionName, list);
       const stop = await this.stopIfNecessary(startedAt, found ?? true);
       if (this.stopResult !== null) return;
       if (stop !== null) {
@@ -228,6 +235,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     }
     if (jobs.length > 0) this.popBudget.record(jobs.map(payloadSize));
     for (const job of jobs) if (!this.alreadyRunning(job)) this.startJob(job);
+    // Several jobs at a time: the next stop check and pass read the cache while these jobs run, so that
+    // when a slot frees the next pop goes out at once, with the acknowledgements of this turn in its write.
+    // A read older than PREFETCH_FRESH_MS by then (a long job) is made again.
+    if (jobs.length > 0 && this.options.concurrency > 1) this.cacheSignals.prefetch(this.queue.connectionName, list);
     if (jobs.length === 0) {
       this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
       await this.sleep(this.options.sleep);
@@ -387,13 +398,14 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private startJob(job: J): void {
     this.jobsProcessed++;
     const limit = this.timeoutFor(job);
-    // From concurrency 2, a slot is free once the handler has settled, even if the job's final delete is
-    // still waiting for Redis' reply (the runner hands it over through deferFinalDelete): the next pop
+    // The runner hands its final delete over (deferFinalDelete) instead of awaiting it. From concurrency
+    // 2, the slot is then free at once, even though the delete still waits for Redis' reply: the next pop
     // goes out on the same connection after that ZREM, so Redis never holds more than `concurrency`
     // reserved jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply
-    // is in. One job at a time keeps Laravel's loop: the next pop waits for the delete.
+    // is in. One job at a time keeps Laravel's loop: the next pass waits for the delete, but the reads
+    // of its stop check and pause check go out beside the ZREM (see process).
     const concurrent = this.options.concurrency > 1;
-    const attempt = new Attempt(job, this.refused, limit > 0, concurrent);
+    const attempt = new Attempt(job, this.refused, limit > 0, true);
     const key = concurrent ? jobKey(job) : undefined;
     if (key !== undefined) this.handlersRunning.set(key, attempt);
     this.slots.add(attempt);
@@ -444,7 +456,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       if (!job.isDeleted()) await this.runner.run(attempt.guarded, attempt);
       if (!attempt.handlerSettled()) return;
       if (attempt.finalDelete !== undefined) {
-        handlerDone?.();
+        if (handlerDone !== undefined) handlerDone();
+        // One job at a time: the next stop check and pass read the cache while the ZREM is on its way,
+        // one round trip for both instead of one after the other.
+        else if (this.queueList !== null) this.cacheSignals.prefetch(this.queue.connectionName, this.queueList);
         await attempt.finalDelete;
       }
       attempt.conclude();
@@ -664,6 +679,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
 
   // Interruptible by stop(), so a stopping worker never sits out a `sleep` or `rest`.
   private async sleep(seconds: number): Promise<void> {
+    // Reads made before a sleep are stale after it.
+    this.cacheSignals.dropPrefetched();
     if (seconds > 0 && !this.wake.signal.aborted) await this.sleepImpl(seconds * 1000, this.wake.signal);
   }
 

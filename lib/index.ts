@@ -3,7 +3,7 @@
 
 // Queues: produce, reserve, acknowledge, inspect (Laravel's RedisQueue).
 export { RedisQueue, type InspectedJob, type BulkEntry } from './RedisQueue';
-export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisQueueOptions, type RedisConnection } from './RedisQueueOptions';
+export { DEFAULT_REDIS_QUEUE_OPTIONS, reconnectOnReadOnly, type RedisQueueOptions, type RedisConnection } from './RedisQueueOptions';
 export { RedisJob } from './jobs/RedisJob';
 export type { JobInput, ObjectJob } from './jobs/dispatch';
 export type { LaravelLine, LaravelVersion, LaravelMajor } from './LaravelLine';

@@ -6,7 +6,7 @@
 declare(strict_types=1);
 
 spl_autoload_register(function (string $class): void {
-    if (in_array($class, ['App\\Jobs\\UniqueStep', 'App\\Jobs\\NamedUniqueJob', 'App\\Jobs\\DebouncedJob', 'App\\Jobs\\ManualFailJob'], true)) {
+    if (in_array($class, ['App\\Jobs\\UniqueStep', 'App\\Jobs\\NamedUniqueJob', 'App\\Jobs\\DebouncedJob', 'App\\Jobs\\ManualFailJob', 'App\\Jobs\\FlakyJob'], true)) {
         require_once __DIR__ . '/jobs13.php';
     }
 });

@@ -8,6 +8,10 @@
 //   LARQ_LARAVEL        the Laravel line: 8.83 (default), 12.67 or 13.26
 //   LARQ_REDIS_PORT     Redis port on 127.0.0.1 (default 6379)
 //   LARQ_REDIS_DB       Redis database index (default 0)
+//   LARQ_REDIS_CLUSTER  comma-separated ports of Redis Cluster nodes on 127.0.0.1: the Redis connection
+//                       `default` is then a cluster connection (database.redis.clusters.default, phpredis
+//                       RedisCluster), as a Laravel app on a cluster configures it; LARQ_REDIS_PORT and
+//                       LARQ_REDIS_DB are not used
 //   LARQ_PREFIX         the Redis connection's key prefix (default: the line's skeleton, laravel_database_;
 //                       13.x laravel-database-)
 //   LARQ_APP_KEY        APP_KEY for the encrypter (default base64: 32 bytes of "k")
@@ -122,19 +126,36 @@ function larq_config(): Config
             'prefix' => larq_env('LARQ_CACHE_PREFIX', larq_default_cache_prefix()),
             'stores' => ['redis' => ['driver' => 'redis', 'connection' => 'default', 'lock_connection' => 'default']],
         ],
-        'database' => [
-            'redis' => [
-                'client' => 'phpredis',
-                'options' => ['prefix' => larq_env('LARQ_PREFIX', larq_default_prefix())],
-                'default' => [
-                    'host' => '127.0.0.1',
-                    'port' => (int) larq_env('LARQ_REDIS_PORT', '6379'),
-                    'database' => (int) larq_env('LARQ_REDIS_DB', '0'),
-                    'password' => null,
-                ],
-            ],
-        ],
+        'database' => ['redis' => larq_redis_config()],
     ]);
+}
+
+/**
+ * database.redis: connection `default` on one server, or with LARQ_REDIS_CLUSTER the skeleton's cluster
+ * form: no plain `default`, `clusters.default` listing the seed nodes and options.cluster "redis" (which
+ * the phpredis connector does not read; RedisManager picks a cluster by the name under `clusters`).
+ */
+function larq_redis_config(): array
+{
+    $prefix = larq_env('LARQ_PREFIX', larq_default_prefix());
+    $cluster = larq_env('LARQ_REDIS_CLUSTER');
+    if ($cluster !== null) {
+        $nodes = array_map(
+            fn (string $port) => ['host' => '127.0.0.1', 'port' => (int) $port, 'password' => null],
+            explode(',', $cluster),
+        );
+        return ['client' => 'phpredis', 'options' => ['cluster' => 'redis', 'prefix' => $prefix], 'clusters' => ['default' => $nodes]];
+    }
+    return [
+        'client' => 'phpredis',
+        'options' => ['prefix' => $prefix],
+        'default' => [
+            'host' => '127.0.0.1',
+            'port' => (int) larq_env('LARQ_REDIS_PORT', '6379'),
+            'database' => (int) larq_env('LARQ_REDIS_DB', '0'),
+            'password' => null,
+        ],
+    ];
 }
 
 /**

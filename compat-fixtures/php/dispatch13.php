@@ -10,11 +10,15 @@
 //   debounced <id> <count> [queue] DebouncedJob(id, 1..count) through dispatch() (13.6+), each superseding the last
 //   manual-fail [queue]            ManualFailJob(1) through dispatch(): its handle() calls $this->fail()
 //   pause-all | resume-all         Queue::pauseAll() / Queue::resumeAll() (13.25+: queue:pause --all)
+//   pause <queue> | resume <queue> Queue::pause('redis', queue) / Queue::resume('redis', queue) (12.40+)
+//   flaky <n> [queue]              FlakyJob(n) through dispatch(): throws every run, maxExceptions 2 of tries 5
+//   restart                        Laravel's own queue:restart (RestartCommand::handle, console.php)
 
 declare(strict_types=1);
 
 require __DIR__ . '/bootstrap.php';
 require_once __DIR__ . '/jobs13.php';
+require_once __DIR__ . '/console.php';
 
 use App\Jobs;
 use Illuminate\Bus\UniqueLock;
@@ -58,6 +62,20 @@ switch ($scenario) {
         break;
     case 'resume-all':
         $app['queue']->resumeAll();
+        break;
+    case 'pause':
+        $app['queue']->pause('redis', $args[0] ?? 'default');
+        break;
+    case 'resume':
+        $app['queue']->resume('redis', $args[0] ?? 'default');
+        break;
+    case 'flaky':
+        dispatch((new Jobs\FlakyJob((int) ($args[0] ?? 1)))->onQueue($args[1] ?? 'default'));
+        break;
+    case 'restart':
+        $command = new Illuminate\Queue\Console\RestartCommand($app['cache.store']);
+        $command->setLaravel($app);
+        larq_run_command($command, [], new Symfony\Component\Console\Output\BufferedOutput());
         break;
     default:
         fwrite(STDERR, "unknown scenario: {$scenario}\n");

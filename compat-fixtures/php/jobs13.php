@@ -77,6 +77,37 @@ namespace App\Jobs {
         }
     }
 
+    /**
+     * Records, then throws: tries 5 but maxExceptions 2, so the worker fails it on its second exception,
+     * counted in the cache (job-exceptions:{uuid}) whichever worker threw the first.
+     */
+    class FlakyJob implements ShouldQueue
+    {
+        use Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
+
+        public $tries = 5;
+
+        public $maxExceptions = 2;
+
+        public $n;
+
+        public function __construct(int $n)
+        {
+            $this->n = $n;
+        }
+
+        public function handle(): void
+        {
+            larq_record_command($this);
+            throw new \RuntimeException("flaky {$this->n}");
+        }
+
+        public function failed(?\Throwable $e): void
+        {
+            larq_record_command($this, 'failed', $e);
+        }
+    }
+
     /** Fails itself without an exception ($this->fail()); its failed() hook records what it was given. */
     class ManualFailJob implements ShouldQueue
     {

@@ -3,7 +3,9 @@
 // everything else PHP-serialized, so PHP's Cache facade and larq read each other's values (spec §2.5,
 // §12.2). The Redis prefix is applied here, explicitly, as in lib/redis/keys.ts: never by ioredis.
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { writeAtEndOfTurn } from '../redis/tickWrite';
 import { CacheValueError, InvalidOptionError } from '../errors';
+import { MAX_COMMAND_ARGUMENTS, slices } from '../redis/argumentLimit';
 import { defineScripts, scripts } from '../redis/scripts';
 import { ioredisKeyPrefix, isClient, type RedisConnection } from '../RedisQueueOptions';
 import { type CacheLock, type CacheStore, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
@@ -23,7 +25,7 @@ export interface RedisCacheStoreOptions {
   appName?: string;
   /** The PHP side's Laravel major version: key separator and derived defaults. Default 13. */
   laravel?: CacheLaravelVersion;
-  /** Database index when larq opens the connection (REDIS_CACHE_DB). Default: the URL/options' own, else 1. */
+  /** Database index when larq opens the connection (REDIS_CACHE_DB). Default: the URL/options' own, else 1. A Cluster client: 0 only. */
   database?: number | null;
   /** Where locks live (`lock_connection`); default the cache connection. The skeleton uses `default` (db 0). */
   lockConnection?: RedisConnection | null;
@@ -45,6 +47,13 @@ type Client = Redis | Cluster;
 function connect(option: string, c: RedisConnection, database: number | null, fallbackDb: number): { client: Client; owned: boolean } {
   if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) throw new InvalidOptionError(option, 'must be a URL, ioredis options or an ioredis client');
   if (ioredisKeyPrefix(c)) throw new InvalidOptionError(option, 'must not set an ioredis keyPrefix; use the prefix option');
+  if (isClient(c) && c.isCluster) {
+    // A cluster has database 0 only and refuses SELECT: ioredis would send one on every node connection.
+    const nodeDb = (c.options as { redisOptions?: { db?: number } }).redisOptions?.db ?? 0;
+    if (nodeDb !== 0) throw new InvalidOptionError(option, `selects database ${nodeDb} on its nodes, but a Redis Cluster has only database 0`);
+    if (database !== null && database !== 0) throw new InvalidOptionError('database', `is ${database}, but the given client is a Redis Cluster, and a cluster has only database 0`);
+    return { client: c, owned: false };
+  }
   if (isClient(c)) {
     const db = (c.options as { db?: number }).db ?? 0;
     if (database !== null && db !== database) throw new InvalidOptionError('database', `is ${database} but the given client uses database ${db}`);
@@ -104,16 +113,22 @@ export class RedisCacheStore implements CacheStore {
 
   /** GET; numeric text comes back as a number, serialized scalars unserialized. */
   async get(key: string): Promise<CacheValue> {
+    // The reads of one turn (a worker's restart and pause checks) leave in one write.
+    writeAtEndOfTurn(this.client);
     return decode(await this.client.getBuffer(this.key(key)));
   }
 
-  /** MGET of every key. */
+  /**
+   * MGET of every key, in slices that keep each command within the 3,999 arguments managed Redis accepts
+   * (`MAX_COMMAND_ARGUMENTS`). On a cluster the keys hash to different slots, which one MGET may not span
+   * (CROSSSLOT): one GET per key instead, sent together, as Laravel's RedisStore does over a predis cluster.
+   */
   async many(keys: readonly string[]): Promise<Map<string, CacheValue>> {
-    const out = new Map<string, CacheValue>();
-    if (keys.length === 0) return out;
-    const values = await this.client.mgetBuffer(...keys.map((k) => this.key(k)));
-    keys.forEach((k, i) => out.set(k, decode(values[i] ?? null)));
-    return out;
+    const physical = keys.map((k) => this.key(k));
+    const values: (Buffer | null)[] = [];
+    if (this.client.isCluster) values.push(...(await Promise.all(physical.map((k) => this.client.getBuffer(k)))));
+    else for (const slice of slices(physical, MAX_COMMAND_ARGUMENTS - 1)) values.push(...(await this.client.mgetBuffer(...slice)));
+    return new Map(keys.map((k, i) => [k, decode(values[i] ?? null)]));
   }
 
   /** SETEX with the TTL; a TTL <= 0 forgets the key (Repository::put). */

@@ -55,13 +55,26 @@ export function redisClientOptions(connection: string, tls: CliRedisTls = {}): R
   return options;
 }
 
+/** What the CLI gives ioredis' Cluster: the seed nodes, each node connection's options, and the host lookup. */
+export interface CliClusterSettings {
+  nodes: HostPort[];
+  redisOptions: RedisOptions;
+  /**
+   * With TLS, node names are connected to as given rather than resolved to addresses first (ioredis'
+   * default): a managed cluster's certificate names its host names (ElastiCache's configuration
+   * endpoint), so a connection made to a bare address would fail the certificate check.
+   */
+  dnsLookup?: (address: string, callback: (error: Error | null, address: string) => void) => void;
+}
+
 /** A cluster connection's seed nodes and the options each node connection takes, or null for another kind. */
-export function redisClusterNodes(connection: string, tls: CliRedisTls = {}): { nodes: HostPort[]; redisOptions: RedisOptions } | null {
+export function redisClusterNodes(connection: string, tls: CliRedisTls = {}): CliClusterSettings | null {
   const multi = parseMultiHost(connection);
   if (multi?.kind !== 'cluster') return null;
   const redisOptions: RedisOptions = { ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
-  if (multi.tls) redisOptions.tls = redisClientOptions(`rediss://${multi.nodes[0].host}:${multi.nodes[0].port}/0`, tls).tls;
-  return { nodes: multi.nodes, redisOptions };
+  if (!multi.tls) return { nodes: multi.nodes, redisOptions };
+  redisOptions.tls = redisClientOptions(`rediss://${multi.nodes[0].host}:${multi.nodes[0].port}/0`, tls).tls;
+  return { nodes: multi.nodes, redisOptions, dnsLookup: (address, callback) => callback(null, address) };
 }
 
 function pem(file: string, variable: string): Buffer {

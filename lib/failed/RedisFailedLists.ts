@@ -94,16 +94,29 @@ export class RedisFailedLists {
     return total;
   }
 
+  // Every list of `kind`. A SCAN walks the keys of one server only: on a cluster each primary holds the
+  // lists of its own slots, so every primary is scanned.
   private async listKeys(kind: 'failed' | 'invalid'): Promise<string[]> {
     const pattern = `${globEscape(this.keys.key('queues:'))}*${SUFFIX[kind]}`;
     const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      for (const key of batch) found.add(key);
-      cursor = next;
-    } while (cursor !== '0');
+    for (const server of await this.servers()) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        for (const key of batch) found.add(key);
+        cursor = next;
+      } while (cursor !== '0');
+    }
     return [...found].sort();
+  }
+
+  // The servers to scan: the client itself, or every primary of a cluster. A cluster client knows its
+  // primaries once it has read the slot map: a PING waits for that (it is queued until the client is ready).
+  private async servers(): Promise<Redis[]> {
+    if (!this.client.isCluster) return [this.client as Redis];
+    const cluster = this.client as Cluster;
+    if (cluster.status !== 'ready') await cluster.ping();
+    return cluster.nodes('master');
   }
 
   private toJob(entry: FailedListEntry, key: string): RedisFailedJob {

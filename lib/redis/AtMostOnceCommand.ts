@@ -10,6 +10,8 @@
 // if ioredis writes it again all the same, a PING goes out in its place, so the replay changes nothing
 // in Redis and its reply settles nothing. A command redirected to another node (a cluster's MOVED, which
 // Redis answered without running it) is written again normally: only a close before the reply counts.
+// A READONLY reply under reconnectOnReadOnly takes the first path too: ioredis reconnects and queues the
+// command again without settling it, so the close rejects it and what goes out again is a PING.
 //
 // Everything here is ioredis' public API: a Command subclass, its resolve/reject, and the socket it hands
 // to toWritable, whose 'close' event is Node's.

@@ -2,8 +2,10 @@
 // of them in the same turn of the event loop; sending one ZREM per job costs Redis one command and the
 // socket one write each. This gathers the members asked for during one tick and sends a single
 // `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
-// members of a sorted set commutes), and each caller's promise settles with that command's reply.
+// members of a sorted set commutes), and each caller's promise settles with that command's reply. More
+// members than one command may carry (MAX_COMMAND_ARGUMENTS) go out as several ZREMs of the key.
 import type { Cluster, Pipeline, Redis } from 'ioredis';
+import { MAX_COMMAND_ARGUMENTS, slices } from './argumentLimit';
 import { EncodedCommand } from './EncodedCommand';
 import type { CommandBatch, Replies } from './CommandBatch';
 
@@ -45,19 +47,19 @@ export class ZremBatcher {
    * Put what is gathered for `key` into `write`, ahead of what the caller adds next, instead of sending
    * it on its own: the pop that follows rides in the same write, and Redis runs the ZREM before it. Only
    * that key's batch moves, so a cluster pipeline keeps to one slot; other keys go out with the tick's
-   * flush. Returns how many commands went in (0 or 1) and a function to call with the write's replies (or
-   * with the error that failed the whole write), which settles each caller's promise.
+   * flush. Returns how many commands went in (0 unless a batch was waiting) and a function to call with
+   * the write's replies (or with the error that failed the whole write), which settles each caller's promise.
    */
   moveInto(write: CommandBatch, key: string): { commands: number; settle(replies: Replies | Error): void } {
     const batch = this.pending.get(key);
     if (batch === undefined) return NOTHING_MOVED;
     this.pending.delete(key);
-    const command = zremOf(key, batch.members);
-    write.add((target) => (target as unknown as Pipeline).sendCommand(command));
+    const commands = zremsOf(key, batch.members);
+    for (const command of commands) write.add((target) => (target as unknown as Pipeline).sendCommand(command));
     return {
-      commands: 1,
+      commands: commands.length,
       settle: (replies) => {
-        const error = replies instanceof Error ? replies : replies[0]?.[0];
+        const error = replies instanceof Error ? replies : replies.slice(0, commands.length).find(([e]) => e)?.[0];
         if (error) batch.reject(error);
         else batch.resolve();
       },
@@ -70,8 +72,15 @@ export class ZremBatcher {
     const batches = this.pending;
     if (batches.size === 0) return;
     this.pending = new Map();
-    for (const [key, { members, resolve, reject }] of batches) (this.client.sendCommand(zremOf(key, members)) as Promise<unknown>).then(() => resolve(), reject);
+    for (const [key, { members, resolve, reject }] of batches) {
+      Promise.all(zremsOf(key, members).map((command) => this.client.sendCommand(command) as Promise<unknown>)).then(() => resolve(), reject);
+    }
   }
+}
+
+// One ZREM per slice of members that fits in a command beside `ZREM key`.
+function zremsOf(key: string, members: (string | Buffer)[]): EncodedCommand[] {
+  return slices(members, MAX_COMMAND_ARGUMENTS - 2).map((slice) => zremOf(key, slice));
 }
 
 // The members (reserved payloads, usually the Buffers the pop read) are copied into the command as it is

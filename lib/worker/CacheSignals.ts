@@ -11,12 +11,17 @@ export class CacheSignals {
   // undefined: not read successfully yet; the first good read becomes the baseline.
   private lastRestart: CacheValue | undefined;
   private readonly globalPause: boolean;
+  // Reads started ahead of the check that uses them (see prefetch), with when each was started: a check
+  // takes one at most once, and only while it is fresh.
+  private restartAhead: Ahead<CacheValue> | undefined;
+  private readonly pausedAhead = new Map<string, Ahead<boolean>>();
 
   /** `laravel`: the PHP side's release, whose signals the worker honours (default: 13.25+ ones included). */
   constructor(
     private readonly cache: WorkerCache | undefined,
     private readonly report: (error: unknown) => void,
     laravel?: LaravelRelease,
+    private readonly nowMs: () => number = Date.now,
   ) {
     this.globalPause = laravel?.has('globalPause') ?? true;
   }
@@ -35,8 +40,10 @@ export class CacheSignals {
   /** Whether `queue:restart` ran since start (restartRequested). A failed read is reported and never taken for a restart. */
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
+    const ahead = this.fresh(this.restartAhead);
+    this.restartAhead = undefined;
     try {
-      const current = await readRestart(this.cache);
+      const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
       return restartRequested(this.lastRestart, current);
     } catch (e) {
@@ -53,8 +60,62 @@ export class CacheSignals {
    */
   async isPaused(connection: string, queue: string): Promise<boolean> {
     if (this.cache === undefined) return false;
-    if (!this.globalPause) return isPaused(this.cache, connection, queue);
-    const [all, one] = await Promise.all([isPausedGlobally(this.cache), isPaused(this.cache, connection, queue)]);
+    const key = `${connection}\0${queue}`;
+    const ahead = this.fresh(this.pausedAhead.get(key));
+    this.pausedAhead.delete(key);
+    return ahead ?? this.readPaused(this.cache, connection, queue);
+  }
+
+  /**
+   * Start, in this turn, the reads the worker's next stop check and pass make that are not started yet:
+   * the restart signal, then each queue's pause flags, in the order the checks make them. Sent together
+   * they share one write and one round trip, instead of one after the other, and overlap whatever else is
+   * in flight (at concurrency 1, the job's acknowledgement). Each read is taken once, by the next check
+   * for it, and only within {@link PREFETCH_FRESH_MS} of being started: a check that comes later (after
+   * a sleep, or a wait for a slot) reads afresh, so no check acts on an older value than Laravel's loop
+   * could. Reads change nothing, and only a PHP command writes these keys.
+   */
+  prefetch(connection: string, queues: readonly string[]): void {
+    const cache = this.cache;
+    if (cache === undefined) return;
+    const at = this.nowMs();
+    if (this.fresh(this.restartAhead) === undefined) this.restartAhead = ahead(readRestart(cache), at);
+    for (const queue of queues) {
+      const key = `${connection}\0${queue}`;
+      if (this.fresh(this.pausedAhead.get(key)) === undefined) this.pausedAhead.set(key, ahead(this.readPaused(cache, connection, queue), at));
+    }
+  }
+
+  /** Forget the reads prefetch() started that no check took. */
+  dropPrefetched(): void {
+    this.restartAhead = undefined;
+    this.pausedAhead.clear();
+  }
+
+  private fresh<T>(read: Ahead<T> | undefined): Promise<T> | undefined {
+    return read !== undefined && this.nowMs() - read.at <= PREFETCH_FRESH_MS ? read.value : undefined;
+  }
+
+  private async readPaused(cache: WorkerCache, connection: string, queue: string): Promise<boolean> {
+    if (!this.globalPause) return isPaused(cache, connection, queue);
+    const [all, one] = await Promise.all([isPausedGlobally(cache), isPaused(cache, connection, queue)]);
     return all || one;
   }
 }
+
+/** How long a read prefetch() started may stand in for a check's own read (milliseconds). */
+export const PREFETCH_FRESH_MS = 100;
+
+interface Ahead<T> {
+  value: Promise<T>;
+  at: number;
+}
+
+// A prefetched read nobody takes must not become an unhandled rejection; the check that takes it still
+// sees the error.
+function ahead<T>(value: Promise<T>, at: number): Ahead<T> {
+  value.catch(ignore);
+  return { value, at };
+}
+
+function ignore(): void {}

@@ -1,8 +1,10 @@
 // Many callers pushing at once on one queue object (a Node web app's requests, each dispatching a job):
 // their pushes share socket writes, and so Redis' reads, while Redis still runs Laravel's push script
-// once per job, in the order the calls were made.
+// once per job, in the order the calls were made. The same holds for a cache store's reads (a worker's
+// restart and pause checks).
 import { expect } from 'chai';
 import Redis from 'ioredis';
+import { RedisCacheStore } from '../../lib/cache';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { scriptSha } from '../../lib/redis/ScriptCall';
 import { readFileSync } from 'fs';
@@ -62,5 +64,18 @@ describe('concurrent pushes on one queue', function () {
     const sha = scriptSha(readFileSync(join(__dirname, '../../lib/redis/lua/push-2.lua'), 'utf8'));
     const pushes = seen.filter((args) => args[0].toLowerCase() === 'evalsha');
     expect(pushes).to.deep.equal(Array.from({ length: 20 }, (_, i) => ['evalsha', sha, '2', 'cp_queues:default', 'cp_queues:default:notify', payload(i + 1)]));
+  });
+
+  it("sends a cache store's reads made in the same turn in one write", async () => {
+    const client = new Redis({ port: server.port });
+    const cache = new RedisCacheStore({ connection: client, prefix: 'cp_', laravel: 13 });
+    await cache.get('warm-up');
+    await cache.forever('illuminate:queue:restart', 1795276770);
+    const before = await readsProcessed(admin);
+    const values = await Promise.all(['illuminate:queue:restart', 'illuminate:queues:paused', 'illuminate:queue:paused:redis:default'].map((k) => cache.get(k)));
+    const reads = (await readsProcessed(admin)) - before - 1;
+    expect(reads, 'reads Redis needed for the three GETs').to.equal(1);
+    expect(values).to.deep.equal([1795276770, null, null]);
+    client.disconnect();
   });
 });

@@ -70,7 +70,13 @@ export interface PhpResult {
 export interface PhpConnection {
   /** The Laravel line the PHP side runs (LARQ_LARAVEL); default DEFAULT_LARAVEL_LINE (8.83). */
   laravel?: PhpLaravelLine;
-  port: number;
+  /** The Redis server's port on 127.0.0.1 (LARQ_REDIS_PORT); required unless `cluster` is given. */
+  port?: number;
+  /**
+   * Ports of Redis Cluster nodes on 127.0.0.1 (LARQ_REDIS_CLUSTER): Laravel's Redis connection `default`
+   * is then a phpredis cluster connection (database.redis.clusters.default), and `port` is not given.
+   */
+  cluster?: readonly number[];
   /** The Redis connection's key prefix (LARQ_PREFIX). */
   prefix: string;
   /** APP_KEY (LARQ_APP_KEY); default base64 of 32 "k" bytes, the fixtures' key. */
@@ -346,8 +352,19 @@ function startWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
   };
 }
 
+/** The environment that points a harness script at the connection's Redis: one server or a cluster. */
+export function redisEnv(opts: Pick<PhpConnection, 'port' | 'cluster'>): Record<string, string> {
+  if (opts.cluster !== undefined && opts.port !== undefined) throw new Error('a PhpConnection takes port or cluster, not both');
+  if (opts.cluster !== undefined) {
+    if (opts.cluster.length === 0) throw new Error('a PhpConnection\'s cluster names no node');
+    return { LARQ_REDIS_CLUSTER: opts.cluster.join(',') };
+  }
+  if (opts.port === undefined) throw new Error('a PhpConnection needs port or cluster');
+  return { LARQ_REDIS_PORT: String(opts.port) };
+}
+
 function phpEnv(opts: PhpConnection): Record<string, string> {
-  const env: Record<string, string> = { ...laravelEnv(opts.laravel), LARQ_REDIS_PORT: String(opts.port), LARQ_PREFIX: opts.prefix };
+  const env: Record<string, string> = { ...laravelEnv(opts.laravel), ...redisEnv(opts), LARQ_PREFIX: opts.prefix };
   if (opts.appKey !== undefined) env.LARQ_APP_KEY = opts.appKey;
   if (opts.retryAfter !== undefined) env.LARQ_RETRY_AFTER = String(opts.retryAfter);
   if (opts.blockFor !== undefined) env.LARQ_BLOCK_FOR = String(opts.blockFor);

@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { laravelEnv, PHP_DIR, runPhp, type PhpConnection } from './php';
+import { laravelEnv, PHP_DIR, redisEnv, runPhp, type PhpConnection } from './php';
 
 let scanDir: string | undefined;
 
@@ -28,7 +28,7 @@ export interface Dispatch13Result {
 
 /** Runs a dispatch13.php scenario through real Laravel; rejects when the script fails. */
 export async function dispatch13(scenario: string, args: (string | number)[], opts: PhpConnection): Promise<Dispatch13Result> {
-  const env: Record<string, string> = { ...laravelEnv(opts.laravel), LARQ_REDIS_PORT: String(opts.port), LARQ_PREFIX: opts.prefix, ...php13Env() };
+  const env: Record<string, string> = { ...laravelEnv(opts.laravel), ...redisEnv(opts), LARQ_PREFIX: opts.prefix, ...php13Env() };
   if (opts.cachePrefix !== undefined) env.LARQ_CACHE_PREFIX = opts.cachePrefix;
   if (opts.now !== undefined) env.LARQ_NOW = String(opts.now);
   const res = await runPhp('dispatch13.php', [scenario, ...args.map(String)], { ...env, ...opts.env });

@@ -6,7 +6,7 @@ import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
-import { reconnectDelay } from '../../RedisQueueOptions';
+import { reconnectDelay, reconnectOnReadOnly } from '../../RedisQueueOptions';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -73,8 +73,8 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
       // settles (the process ran out of work and exited 0, saying nothing). Without it the client is up
       // once it has the slot map; a command for the failing slot is retried and redirected by the Cluster
       // until the replica takes over, which the worker rides out as it does when the failover comes later.
-      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest } })
-    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry });
+      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
+    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
   let firstProblem: Error | undefined;
   client.on('error', (e: Error) => {
     firstProblem ??= e;

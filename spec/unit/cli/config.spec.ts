@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { UntransliterableTitleError } from '../../../lib/support/Str';
-import { describeRedis, redisClientOptions } from '../../../lib/cli/redisConnection';
+import { describeRedis, redisClientOptions, redisClusterNodes } from '../../../lib/cli/redisConnection';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
 import { Encrypter } from '../../../lib/php/Encrypter';
@@ -81,6 +81,17 @@ describe('larq CLI configuration', function () {
       expect(configFromEnv({ REDIS_URL: 'unix://app:pw@localhost/tmp/r.sock?db=4' }).queue.connection).to.equal('unix://app:pw@localhost/tmp/r.sock?db=4');
       expect(describeRedis(configFromEnv({ REDIS_HOST: '/run/r.sock', REDIS_PASSWORD: 'pw' }).queue.connection)).to.equal('unix:/run/r.sock (db 0)');
       expect(redisClientOptions('unix://:pw@localhost/run/r.sock?db=3')).to.deep.equal({ path: '/run/r.sock', db: 3, password: 'pw' });
+    });
+
+    it('connects to a TLS cluster\'s nodes by the names given (a managed cluster\'s certificate names them), a plain one as ioredis does', () => {
+      const tlsCluster = redisClusterNodes('rediss-cluster://:pw@clustercfg.shop.abc123.use1.cache.amazonaws.com:6379')!;
+      expect(tlsCluster.redisOptions.tls).to.be.an('object');
+      let looked: [Error | null, string] | undefined;
+      tlsCluster.dnsLookup!('clustercfg.shop.abc123.use1.cache.amazonaws.com', (error, address) => (looked = [error, address]));
+      expect(looked).to.deep.equal([null, 'clustercfg.shop.abc123.use1.cache.amazonaws.com']);
+      const plain = redisClusterNodes('redis-cluster://10.0.0.1:7000')!;
+      expect(plain.dnsLookup).to.equal(undefined);
+      expect(plain.redisOptions.tls).to.equal(undefined);
     });
 
     it('reads a Redis Cluster from LARQ_REDIS_CLUSTER and Sentinel from LARQ_REDIS_SENTINELS, with the credentials', function () {

@@ -75,16 +75,41 @@ describe('Worker: concurrency', () => {
     expect(h.errors.map((e) => e.message)).to.include('ZREM failed');
   });
 
-  it("one job at a time is Laravel's loop: the runner is not offered deferFinalDelete", async () => {
+  it("one job at a time keeps Laravel's loop: the next pop waits for the delete, the stop and pause reads go out beside it", async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
-    const offered: boolean[] = [];
+    const finishDeletes: (() => void)[] = [];
+    // The runner's last step, as Handlers takes it: the final delete is handed over; its reply is held here.
     h.handler = async (job, _signal, attempt) => {
-      offered.push(attempt!.deferFinalDelete !== undefined);
-      await job.delete();
+      attempt!.deferFinalDelete!(new Promise<void>((resolve) => finishDeletes.push(resolve)).then(() => job.delete()));
     };
     h.queue.push('default');
-    await h.worker.daemon('default');
-    expect(offered).to.deep.equal([false]);
+    h.queue.push('default');
+    const running = h.worker.daemon('default');
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    await settle();
+    expect(finishDeletes).to.have.length(1);
+    const pauseReads = () => h.cache.calls.filter((c) => c === 'get illuminate:queue:paused:redis:default').length;
+    // While job 1's delete waits for its reply, the next pass's pause reads (and a restart read) are out
+    // already, beside the first pass's; no pop is, and job 1 has not ended.
+    expect(pauseReads()).to.equal(2);
+    expect(h.cache.calls.filter((c) => c === 'get illuminate:queues:paused')).to.have.length(2);
+    expect(h.cache.calls.filter((c) => c === 'get illuminate:queue:restart').length).to.be.at.least(2);
+    expect(h.queue.log.filter((l) => l.startsWith('pop'))).to.have.length(1);
+    expect(h.jobEvents()).to.not.include('JobProcessed id-1');
+    finishDeletes[0]();
+    await settle();
+    // Then Laravel's order: JobProcessed, the stop check, Looping, the pop. The second pass took the
+    // reads made beside job 1's delete rather than reading again: 3 reads, the third beside job 2's delete.
+    expect(h.jobEvents()).to.include('JobProcessed id-1');
+    expect(h.queue.log.filter((l) => l.startsWith('pop'))).to.have.length(2);
+    expect(finishDeletes).to.have.length(2);
+    expect(pauseReads()).to.equal(3);
+    const events = h.events.filter((e) => /^(Looping|JobPopped|JobProcessed)/.test(e));
+    expect(events.slice(0, 5)).to.deep.equal(['Looping', 'JobPopped id-1', 'JobProcessed id-1', 'Looping', 'JobPopped id-2']);
+    finishDeletes[1]();
+    expect((await running).reason).to.equal('empty');
   });
 
   it('pops for the free slots only, at most half of them per round trip, the next pass at once', async () => {

@@ -21,6 +21,12 @@ describe('causedByLostConnection and Redis outages', () => {
     expect(causedByLostConnection(new LarqError('queue "default": migration failed: Too many Cluster redirections. Last error: Error: Connection is closed.'))).to.equal(false);
   });
 
+  it('is false for READONLY: a connection left on a demoted primary reconnects (reconnectOnReadOnly), the worker goes on', () => {
+    // Laravel 12.38+ counts READONLY as a lost connection and stops the worker for its supervisor to restart;
+    // larq's clients reconnect to the new primary by themselves instead.
+    expect(causedByLostConnection(new Error("READONLY You can't write against a read only replica."))).to.equal(false);
+  });
+
   it('is still true for a client that stopped reconnecting', () => {
     expect(causedByLostConnection(new Error('Connection is closed.'))).to.equal(true);
   });

@@ -1,0 +1,69 @@
+// The worker's reads of the restart and pause signals made ahead of their checks (CacheSignals.prefetch):
+// taken once, only while fresh, and never instead of a read the check would make later.
+import { expect } from 'chai';
+import { ArrayCacheStore } from '../../../lib/cache';
+import { globalPausedKey, pausedKey, restartKey } from '../../../lib/cache/signals';
+import { CacheSignals, PREFETCH_FRESH_MS } from '../../../lib/worker/CacheSignals';
+
+describe('CacheSignals: reads made ahead of their checks', () => {
+  let now: number;
+  let reads: string[];
+  let store: ArrayCacheStore;
+  let signals: CacheSignals;
+
+  beforeEach(async () => {
+    now = 1_000_000;
+    reads = [];
+    store = new ArrayCacheStore();
+    const cache = {
+      get: (key: string) => {
+        reads.push(key);
+        return store.get(key);
+      },
+      put: store.put.bind(store),
+      increment: store.increment.bind(store),
+      forget: store.forget.bind(store),
+    };
+    signals = new CacheSignals(cache, (e) => {
+      throw e;
+    }, undefined, () => now);
+    await signals.start();
+    reads.length = 0;
+  });
+
+  it('starts the restart read and both pause reads at once, and the checks take them without reading again', async () => {
+    signals.prefetch('redis', ['default']);
+    expect(reads).to.deep.equal([restartKey, globalPausedKey, pausedKey('redis', 'default')]);
+    expect(await signals.shouldRestart()).to.equal(false);
+    expect(await signals.isPaused('redis', 'default')).to.equal(false);
+    expect(reads).to.have.length(3);
+  });
+
+  it('takes a prefetched read once: the next check reads again', async () => {
+    signals.prefetch('redis', ['default']);
+    await signals.shouldRestart();
+    await signals.isPaused('redis', 'default');
+    await store.forever(pausedKey('redis', 'default'), true);
+    expect(await signals.isPaused('redis', 'default')).to.equal(true);
+    expect(reads.slice(3)).to.deep.equal([globalPausedKey, pausedKey('redis', 'default')]);
+  });
+
+  it(`reads afresh when the check comes more than ${PREFETCH_FRESH_MS} ms after the prefetch`, async () => {
+    signals.prefetch('redis', ['default']);
+    await store.forever(restartKey, 1795276770);
+    await store.forever(globalPausedKey, true);
+    now += PREFETCH_FRESH_MS + 1;
+    expect(await signals.shouldRestart()).to.equal(true);
+    expect(await signals.isPaused('redis', 'default')).to.equal(true);
+    expect(reads).to.have.length(6);
+  });
+
+  it('does not start a read again while one is fresh, and drops what no check took', async () => {
+    signals.prefetch('redis', ['default']);
+    signals.prefetch('redis', ['default', 'mail']);
+    expect(reads).to.deep.equal([restartKey, globalPausedKey, pausedKey('redis', 'default'), globalPausedKey, pausedKey('redis', 'mail')]);
+    signals.dropPrefetched();
+    await signals.shouldRestart();
+    expect(reads).to.have.length(6);
+  });
+});
