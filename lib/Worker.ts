@@ -132,7 +132,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.deadlines = new Deadlines(this.clock, this.sleepImpl, (now) => this.handleDeadlines(now));
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13));
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13), Date.now, this.options.concurrency > 1);
     // The worker's own fail decisions (before the run, after an exception, at the timeout) belong to the
     // attempt's end and are never fenced; failJob() is what handlers call.
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failUnfenced(job, e) };
@@ -235,10 +235,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     }
     if (jobs.length > 0) this.popBudget.record(jobs.map(payloadSize));
     for (const job of jobs) if (!this.alreadyRunning(job)) this.startJob(job);
-    // Several jobs at a time: the next stop check and pass read the cache while these jobs run, so that
-    // when a slot frees the next pop goes out at once, with the acknowledgements of this turn in its write.
-    // A read older than PREFETCH_FRESH_MS by then (a long job) is made again.
-    if (jobs.length > 0 && this.options.concurrency > 1) this.cacheSignals.prefetch(this.queue.connectionName, list);
     if (jobs.length === 0) {
       this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
       await this.sleep(this.options.sleep);

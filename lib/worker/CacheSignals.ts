@@ -22,6 +22,12 @@ export class CacheSignals {
     private readonly report: (error: unknown) => void,
     laravel?: LaravelRelease,
     private readonly nowMs: () => number = Date.now,
+    /**
+     * Keep the next check's read under way (a worker running several jobs at once): each check takes
+     * the read started at the previous one, if still fresh, and starts the one for the next, so a check
+     * rarely waits for Redis. One read per check, as without it.
+     */
+    private readonly readAhead = false,
   ) {
     this.globalPause = laravel?.has('globalPause') ?? true;
   }
@@ -41,7 +47,7 @@ export class CacheSignals {
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
     const ahead = this.fresh(this.restartAhead);
-    this.restartAhead = undefined;
+    this.restartAhead = this.readAhead ? started(readRestart(this.cache), this.nowMs()) : undefined;
     try {
       const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
@@ -62,7 +68,8 @@ export class CacheSignals {
     if (this.cache === undefined) return false;
     const key = `${connection}\0${queue}`;
     const ahead = this.fresh(this.pausedAhead.get(key));
-    this.pausedAhead.delete(key);
+    if (this.readAhead) this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.nowMs()));
+    else this.pausedAhead.delete(key);
     return ahead ?? this.readPaused(this.cache, connection, queue);
   }
 
@@ -79,10 +86,10 @@ export class CacheSignals {
     const cache = this.cache;
     if (cache === undefined) return;
     const at = this.nowMs();
-    if (this.fresh(this.restartAhead) === undefined) this.restartAhead = ahead(readRestart(cache), at);
+    if (this.fresh(this.restartAhead) === undefined) this.restartAhead = started(readRestart(cache), at);
     for (const queue of queues) {
       const key = `${connection}\0${queue}`;
-      if (this.fresh(this.pausedAhead.get(key)) === undefined) this.pausedAhead.set(key, ahead(this.readPaused(cache, connection, queue), at));
+      if (this.fresh(this.pausedAhead.get(key)) === undefined) this.pausedAhead.set(key, started(this.readPaused(cache, connection, queue), at));
     }
   }
 
@@ -113,7 +120,7 @@ interface Ahead<T> {
 
 // A prefetched read nobody takes must not become an unhandled rejection; the check that takes it still
 // sees the error.
-function ahead<T>(value: Promise<T>, at: number): Ahead<T> {
+function started<T>(value: Promise<T>, at: number): Ahead<T> {
   value.catch(ignore);
   return { value, at };
 }

@@ -66,4 +66,31 @@ describe('CacheSignals: reads made ahead of their checks', () => {
     await signals.shouldRestart();
     expect(reads).to.have.length(6);
   });
+
+  it('reading ahead (several jobs at a time): each check takes the read the previous one started and starts the next', async () => {
+    const ahead = new CacheSignals(
+      { get: (key: string) => (reads.push(key), store.get(key)), put: store.put.bind(store), increment: store.increment.bind(store), forget: store.forget.bind(store) },
+      (e) => {
+        throw e;
+      },
+      undefined,
+      () => now,
+      true,
+    );
+    await ahead.start();
+    reads.length = 0;
+    expect(await ahead.shouldRestart()).to.equal(false);
+    expect(reads).to.deep.equal([restartKey, restartKey]); // its own read, and the next check's
+    await store.forever(restartKey, 1795276770);
+    // The next check, within the bound, takes the read made before the signal; the one after sees it.
+    expect(await ahead.shouldRestart()).to.equal(false);
+    expect(await ahead.shouldRestart()).to.equal(true);
+    expect(reads).to.have.length(4);
+    // Past the bound, a check waits for a read of its own: the key is gone again (as at start), which the
+    // read started at the last check, still holding the signal, would not show.
+    await store.forget(restartKey);
+    now += PREFETCH_FRESH_MS + 1;
+    expect(await ahead.shouldRestart()).to.equal(false);
+    expect(reads).to.have.length(6);
+  });
 });
