@@ -45,7 +45,7 @@ describe('queue writes under dropped connections (integration)', function () {
   }
 
   // Kill every normal client connection (not admin's own) every `everyMs` until stopped.
-  function killer(everyMs: number): { stop(): Promise<number> } {
+  function killer(everyMs: number): { stop(): Promise<number>; readonly kills: number } {
     let kills = 0;
     let running = true;
     const loop = (async () => {
@@ -58,6 +58,9 @@ describe('queue writes under dropped connections (integration)', function () {
       async stop() {
         running = false;
         await loop;
+        return kills;
+      },
+      get kills() {
         return kills;
       },
     };
@@ -141,7 +144,9 @@ describe('queue writes under dropped connections (integration)', function () {
     const kills = killer(20);
     await Promise.all(
       Array.from({ length: loops }, async (_, loop) => {
-        for (let i = 0; i < perLoop; i++) {
+        // At least perLoop pushes each, and on until the connections were killed often enough: a fast
+        // machine must not finish before the faults have had their turn.
+        for (let i = 0; i < perLoop || (kills.kills <= 20 && i < 20 * perLoop); i++) {
           const p = payload(loop, i);
           outcomes.set(p, await settled(`push ${loop}/${i}`, q.pushRaw(p).then(() => 'resolved' as const, outcomeOf)));
         }
@@ -170,7 +175,7 @@ describe('queue writes under dropped connections (integration)', function () {
     const returned = new Map<string, number>();
     let unknownPops = 0;
     let failedPops = 0;
-    const kills = killer(20);
+    const kills = killer(10); // 3,000 jobs drain in a few hundred ms: kill often enough to land more than 10 times
     let empty = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
