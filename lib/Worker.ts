@@ -8,6 +8,11 @@
 // maxTime, --memory, queue:restart or a signal. From concurrency 4, two such loops share the slots (see
 // poll()). With concurrency 1 this is Laravel's loop: pop, run, rest, stop checks, next.
 //
+// The stop and pause checks take the cache reads the checks before them started (CacheSignals' read-ahead),
+// never one started more than PREFETCH_FRESH_MS (100 ms) before: a `queue:restart` or `queue:pause` is
+// seen up to that much later than Laravel's loop would see it, so one more job may start in between. In
+// exchange the next pop leaves with the last job's acknowledgement instead of a round trip after it.
+//
 // Each job runs as an Attempt (worker/Attempt.ts): reserved -> running -> processed, released, failed or
 // timed out, each reached once; once it is over, whatever the handler does late is refused and reported.
 //
@@ -132,7 +137,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.deadlines = new Deadlines(this.clock, this.sleepImpl, (now) => this.handleDeadlines(now));
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13), Date.now, this.options.concurrency > 1);
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), LaravelRelease.of(deps.laravel ?? 13), Date.now, true);
     // The worker's own fail decisions (before the run, after an exception, at the timeout) belong to the
     // attempt's end and are never fenced; failJob() is what handlers call.
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failUnfenced(job, e) };
@@ -394,12 +399,13 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private startJob(job: J): void {
     this.jobsProcessed++;
     const limit = this.timeoutFor(job);
-    // The runner hands its final delete over (deferFinalDelete) instead of awaiting it. From concurrency
-    // 2, the slot is then free at once, even though the delete still waits for Redis' reply: the next pop
-    // goes out on the same connection after that ZREM, so Redis never holds more than `concurrency`
-    // reserved jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply
-    // is in. One job at a time keeps Laravel's loop: the next pass waits for the delete, but the reads
-    // of its stop check and pause check go out beside the ZREM (see process).
+    // The runner hands its final delete over (deferFinalDelete) instead of awaiting it. The slot is then
+    // free at once, even though the delete still waits for Redis' reply: the next pop goes out on the same
+    // connection after that ZREM, in the same write, so Redis never holds more than `concurrency` reserved
+    // jobs, and the attempt still ends (JobProcessed, or the exception path) only when the reply is in.
+    // One job at a time, Redis then sees Laravel's loop in its order (ZREM, the stop check's and the pass's
+    // cache reads, the migrations and the pop) in one round trip instead of two: the checks take the reads
+    // the previous checks started (CacheSignals' read-ahead).
     const concurrent = this.options.concurrency > 1;
     const attempt = new Attempt(job, this.refused, limit > 0, true);
     const key = concurrent ? jobKey(job) : undefined;
@@ -419,7 +425,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       if (this.options.rest > 0) void this.sleep(this.options.rest).then(() => this.slots.vacate(attempt));
       else this.slots.vacate(attempt);
     };
-    const handled = this.process(attempt, concurrent ? freeSlot : undefined).catch((e: unknown) => this.reportJobException(attempt, e));
+    const handled = this.process(attempt, freeSlot).catch((e: unknown) => this.reportJobException(attempt, e));
     void handled.then(() => {
       freeSlot();
       this.finishIfDone(attempt);
@@ -452,10 +458,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       if (!job.isDeleted()) await this.runner.run(attempt.guarded, attempt);
       if (!attempt.handlerSettled()) return;
       if (attempt.finalDelete !== undefined) {
-        if (handlerDone !== undefined) handlerDone();
-        // One job at a time: the next stop check and pass read the cache while the ZREM is on its way,
-        // one round trip for both instead of one after the other.
-        else if (this.queueList !== null) this.cacheSignals.prefetch(this.queue.connectionName, this.queueList);
+        handlerDone?.();
         await attempt.finalDelete;
       }
       attempt.conclude();

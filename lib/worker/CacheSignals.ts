@@ -23,9 +23,10 @@ export class CacheSignals {
     laravel?: LaravelRelease,
     private readonly nowMs: () => number = Date.now,
     /**
-     * Keep the next check's read under way (a worker running several jobs at once): each check takes
-     * the read started at the previous one, if still fresh, and starts the one for the next, so a check
-     * rarely waits for Redis. One read per check, as without it.
+     * Keep the next check's read under way (what the Worker does): each check takes the read started at
+     * the previous one, if still fresh, and starts the one for the next, so a check rarely waits for
+     * Redis and the pop after it can leave with the last job's acknowledgement. One read per check, as
+     * without it.
      */
     private readonly readAhead = false,
   ) {
@@ -77,10 +78,10 @@ export class CacheSignals {
    * Start, in this turn, the reads the worker's next stop check and pass make that are not started yet:
    * the restart signal, then each queue's pause flags, in the order the checks make them. Sent together
    * they share one write and one round trip, instead of one after the other, and overlap whatever else is
-   * in flight (at concurrency 1, the job's acknowledgement). Each read is taken once, by the next check
-   * for it, and only within {@link PREFETCH_FRESH_MS} of being started: a check that comes later (after
-   * a sleep, or a wait for a slot) reads afresh, so no check acts on an older value than Laravel's loop
-   * could. Reads change nothing, and only a PHP command writes these keys.
+   * in flight. Each read is taken once, by the next check for it, and only within
+   * {@link PREFETCH_FRESH_MS} of being started: a check that comes later (after a sleep, or a long job)
+   * reads afresh, so no check acts on a value older than that. Reads change nothing, and only a PHP
+   * command writes these keys.
    */
   prefetch(connection: string, queues: readonly string[]): void {
     const cache = this.cache;

@@ -152,4 +152,34 @@ describe('Worker with Node handlers on Redis', function () {
     expect(most).to.be.within(2, 20);
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]); // no job, reservation or notify token left
   });
+  it("at concurrency 1 each job's ZREM and the next pop share one write, the ZREM first: one read of Redis a job, never two jobs reserved", async function () {
+    const jobs = 50;
+    await queue.bulk(Array.from({ length: jobs }, (_, i) => SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null })));
+    const monitor = await rawClient(port).monitor();
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      // EVALSHA sha numkeys key...: the pop script's first key is the queue, the migrations' a sorted set.
+      if (args.some((a) => a.startsWith(prefix))) seen.push(args[0].toLowerCase() === 'evalsha' && args[3] === `${prefix}queues:default` ? 'pop' : args[0].toLowerCase());
+    });
+    const readsProcessed = async () => Number(/total_reads_processed:(\d+)/.exec(await client.info('stats'))![1]);
+    const readsBefore = await readsProcessed();
+    // No cache: the queue's connection is the only one the worker uses.
+    const result = await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => undefined), { concurrency: 1 });
+    const reads = (await readsProcessed()) - readsBefore - 1; // the INFO before counts, the one after not yet
+    await client.ping();
+    await new Promise((r) => setTimeout(r, 50));
+    monitor.disconnect();
+    expect(result.reason).to.equal('empty');
+    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    // Laravel's order: the ZREM of one job, then the next pass's pop; one job reserved at most.
+    const acksAndPops = seen.filter((c) => c === 'zrem' || c === 'pop');
+    expect(acksAndPops.filter((c) => c === 'zrem')).to.have.length(jobs);
+    let reserved = 0;
+    for (const c of acksAndPops) {
+      reserved += c === 'pop' ? 1 : -1;
+      expect(reserved).to.be.within(0, 1);
+    }
+    // A ZREM and the pop behind it in one write: a job costs one read, not two (plus the empty pass's).
+    expect(reads).to.be.at.most(jobs + 3);
+  });
 });
