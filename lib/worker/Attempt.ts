@@ -37,6 +37,14 @@ export function attemptOf<J extends WorkerJob>(job: J): Attempt<J> | undefined {
   return (job as unknown as { [ATTEMPT]?: Attempt<J> })[ATTEMPT];
 }
 
+/**
+ * The job behind a guarded job (itself for any other): for a runner's own reads, which then skip the
+ * proxy. Its delete and release are not fenced: a runner deletes and releases through the job it was given.
+ */
+export function unguarded<J extends WorkerJob>(job: J): J {
+  return attemptOf(job)?.job ?? job;
+}
+
 /** One attempt at a job: its state, the abort signal its handler gets, and the fence around its side effects. */
 export class Attempt<J extends WorkerJob> implements JobAttempt {
   /** The job handed to the runner: its delete and release ask allows() first. */

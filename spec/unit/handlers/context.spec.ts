@@ -7,6 +7,7 @@ import { payloadFor } from '../../../lib/jobs/dispatch';
 import { laravelJobTraits, phpClass } from '../../../lib/php/builder';
 import type { JobAttempt } from '../../../lib/jobs/contracts';
 import { systemClock } from '../../../lib/clock';
+import { Attempt } from '../../../lib/worker/Attempt';
 
 const Invoice = phpClass('App\\Jobs\\Invoice', { n: 'public' }, { traits: laravelJobTraits(8) });
 
@@ -75,5 +76,32 @@ describe('Handlers: the context a handler gets', () => {
     handlers.bindFailer(async (_job, error) => void recorded.push(error));
     await handlers.run(new RedisJob(store, payload, payload, 'redis', 'default'), attempt);
     expect(recorded).to.deep.equal([boom]);
+  });
+  it("reads a timed attempt's job itself, not through its fence, and still deletes through the fence", async () => {
+    const run = async (timeOutWhileRunning: boolean) => {
+      const { store, calls } = storeLog();
+      const payload = payloadFor(Invoice.make({ n: 7 }), { line: 8, clock: systemClock, delay: null, id: 'job-id-1' });
+      const job = new RedisJob(store, payload, payload.replace('"attempts":0', '"attempts":1'), 'redis', 'billing');
+      const timed = new Attempt(job, undefined, true);
+      timed.start();
+      // What the runner reads through the job it is given (the attempt's fenced job).
+      const reads: string[] = [];
+      const given = new Proxy(timed.guarded, { get: (target, property) => (reads.push(String(property)), Reflect.get(target, property)) });
+      let ctxJob: unknown;
+      await new Handlers()
+        .object('App\\Jobs\\Invoice', (_command, ctx) => {
+          ctxJob = ctx.job;
+          if (timeOutWhileRunning) timed.timeOut();
+        })
+        .run(given, timed);
+      return { reads, calls, ctxJob, given };
+    };
+    const inTime = await run(false);
+    // The attempt lookups and the final delete: the payload, the command and the state come from the job.
+    expect(inTime.reads.filter((r) => r !== 'Symbol(larq.attempt)')).to.deep.equal(['delete']);
+    expect(inTime.ctxJob).to.equal(inTime.given);
+    expect(inTime.calls).to.deep.equal(['delete billing']);
+    const late = await run(true);
+    expect(late.calls).to.deep.equal([]);
   });
 });

@@ -1,7 +1,7 @@
 // Attempt makes its AbortController only when the handler reads `signal`; an abort that comes first
 // must still be seen, with its reason, by a handler that reads the signal afterwards.
 import { expect } from 'chai';
-import { Attempt } from '../../../lib/worker/Attempt';
+import { Attempt, unguarded } from '../../../lib/worker/Attempt';
 import type { WorkerJob } from '../../../lib/jobs/contracts';
 
 const job = {} as WorkerJob;
@@ -43,6 +43,11 @@ describe('Attempt: the fence around delete and release', () => {
 
   it('hands the runner the job itself when no timeout can end the attempt', () => {
     expect(new Attempt(real, undefined, false).guarded).to.equal(real);
+  });
+
+  it('unguarded() gives the job behind the fence, and any other job as it is', () => {
+    expect(unguarded(new Attempt(real).guarded)).to.equal(real);
+    expect(unguarded(real)).to.equal(real);
   });
 
   it('refuses delete and release once a job that can time out has timed out, and reports each refusal', async () => {
