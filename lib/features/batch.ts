@@ -303,10 +303,11 @@ export function batchHooks(
   return {
     feature: 'batch',
     async afterHandle(ctx: ObjectJobContext) {
-      if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
+      // Most jobs are in no batch: say so from the command before reading the job's state.
       const id = batchIdOf(ctx.command);
+      if (!id || ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const uuid = ctx.job.uuid();
-      if (id && uuid) await reportDue(await repo.recordSuccessfulJob(id, uuid), options.onCallbacksDue);
+      if (uuid) await reportDue(await repo.recordSuccessfulJob(id, uuid), options.onCallbacksDue);
     },
     async onFailed(job: RedisJob, command: PhpObject | null) {
       const id = batchIdOf(command);

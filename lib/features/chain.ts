@@ -59,6 +59,12 @@ export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObje
   );
 }
 
+// Whether `chained` holds a step to dispatch after this job (nextInChain's first test, without its work).
+function hasChain(current: PhpObject): boolean {
+  const chained = current.get('chained');
+  return chained instanceof PhpArray && chained.size > 0;
+}
+
 /** The payload's keys beyond Laravel's envelope (Context, Horizon, payload hooks), to carry to the next step. */
 export function carriedKeys(decoded: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
@@ -92,6 +98,9 @@ export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {
   return {
     feature: 'chain',
     async afterHandle(ctx: ObjectJobContext) {
+      // Most jobs have no chain: say so from the command before reading the job's state (ctx.job is a
+      // proxy under a timeout, where each read costs a trap).
+      if (!hasChain(ctx.command)) return;
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));
       if (!next) return;
