@@ -115,8 +115,10 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     expect(leftOver).to.equal(0);
   });
 
-  it('over TLS, with the connections killed every 300 ms: every job runs, none is left in Redis', async () => {
-    const { runs, kills, leftOver } = await run({ host: '127.0.0.1', port: tlsPort, tls }, 1500, 300);
+  // Every 200 ms: on a machine with fast loopback the 1,500 jobs run in under a second, and the spec wants
+  // more than 3 kills while they do.
+  it('over TLS, with the connections killed every 200 ms: every job runs, none is left in Redis', async () => {
+    const { runs, kills, leftOver } = await run({ host: '127.0.0.1', port: tlsPort, tls }, 1500, 200);
     expect(kills).to.be.greaterThan(3);
     expect(runs.size).to.equal(1500);
     expect(leftOver).to.equal(0);
