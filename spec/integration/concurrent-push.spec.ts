@@ -54,7 +54,7 @@ describe('concurrent pushes on one queue', function () {
   });
 
   it('still runs the push script once per job, with that job alone, in the order of the calls', async () => {
-    const monitor = await admin.duplicate().monitor();
+    const monitor = await admin.monitor(); // a connection of its own, which disconnect() closes
     const seen: string[][] = [];
     monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
     await Promise.all(Array.from({ length: 20 }, (_, i) => queue.pushRaw(payload(i + 1))));
