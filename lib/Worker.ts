@@ -34,7 +34,7 @@
 // (worker/Deadlines.ts), armed for the earliest; no timer or AbortController is made per job.
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
-import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
+import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, RedisUnavailableError, TimeoutExceededError } from './errors';
 import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { AttemptAction, FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
@@ -366,7 +366,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       return [];
     } catch (e) {
       this.reportAndCheckConnection(e);
-      await this.sleep(1);
+      // Laravel's breath after a failed pop. A pop refused as RedisUnavailableError has just waited a
+      // second for the lost connection (whenConnected), which ends the moment it is back: that wait was
+      // the breath, and sleeping again could hold the worker back up to 1.5 s after Redis returned.
+      if (!(e instanceof RedisUnavailableError)) await this.sleep(1);
       return [];
     }
   }

@@ -1,5 +1,6 @@
 // Event order (spec §15), the `error` event, and failure bookkeeping (§9.2).
 import { expect } from 'chai';
+import { RedisUnavailableError } from '../../../lib/errors';
 import { TypedEmitter, type WorkerEvents } from '../../../lib/events';
 import { Worker } from '../../../lib/Worker';
 import { FakeJob, FakeQueue, tick, VirtualTime } from '../../support/fakeQueue';
@@ -78,6 +79,18 @@ describe('Worker: the error event', () => {
     expect(result.reason).to.equal('max_jobs');
     expect(h.errors.map((e) => e.message)).to.deep.equal(['READONLY You can not write against a read only replica.']);
     expect(h.time.sleeps.slice(0, 2)).to.deep.equal([1000, 3000]); // getNextJob's second, then --sleep
+  });
+
+  it('after a pop that waited its second for a lost connection (RedisUnavailableError), tries again without sleeping another', async () => {
+    // The wait for the connection was the breath: a second sleep would let a worker resume up to 1.5 s
+    // after Redis is back (reconnect delay, then the sleep begun just before), not within a second.
+    const h = harness({ options: { maxJobs: 1 } });
+    h.queue.popErrors.push(new RedisUnavailableError(1, 'the pop from queues:default'));
+    h.queue.push('default');
+    const result = await h.worker.daemon('default');
+    expect(result.reason).to.equal('max_jobs');
+    expect(h.errors.map((e) => e.name)).to.deep.equal(['RedisUnavailableError']);
+    expect(h.time.sleeps.slice(0, 1)).to.deep.equal([3000]); // only --sleep, after the job
   });
 
   it('stops with lost_connection, status 1, when a pop error reads like one', async () => {
