@@ -115,8 +115,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The heartbeat (null when off), whether it beats (while the daemon runs), when it next beats (clock
   // ms; Infinity while a beat is on its way), and the beat on its way.
   private heartbeat: Heartbeat<J> | null = null;
-  // The daemon's queue list while it runs (what prefetched pause reads are for).
-  private queueList: readonly string[] | null = null;
   private nextBeatAtMs = Infinity;
   private beating: Promise<void> | null = null;
   private heartbeatOn = false;
@@ -165,7 +163,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   async daemon(queues: string[] | string): Promise<WorkerStopResult> {
     const list = queueList(queues);
     this.begin();
-    this.queueList = list;
     const removeSignals = this.options.handleSignals ? listenForSignals(this) : () => undefined;
     this.deadlines.start();
     this.startHeartbeat();
@@ -183,7 +180,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       await this.beating;
       await this.deadlines.stop();
       this.cacheSignals.dropPrefetched();
-      this.queueList = null;
       this.running = false;
     }
   }
