@@ -9,7 +9,7 @@
 // poll()). With concurrency 1 this is Laravel's loop: pop, run, rest, stop checks, next.
 //
 // The stop and pause checks take the cache reads the checks before them started (CacheSignals' read-ahead),
-// never one started more than PREFETCH_FRESH_MS (100 ms) before: a `queue:restart` or `queue:pause` is
+// never one started more than PREFETCH_FRESH_MS before: a `queue:restart` or `queue:pause` is
 // seen up to that much later than Laravel's loop would see it, so one more job may start in between. In
 // exchange the next pop leaves with the last job's acknowledgement instead of a round trip after it.
 //
@@ -364,7 +364,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       this.reportAndCheckConnection(e);
       // Laravel's breath after a failed pop. A pop refused as RedisUnavailableError has just waited a
       // second for the lost connection (whenConnected), which ends the moment it is back: that wait was
-      // the breath, and sleeping again could hold the worker back up to 1.5 s after Redis returned.
+      // the breath, and sleeping again could hold the worker back for most of a second after Redis returned.
       if (!(e instanceof RedisUnavailableError)) await this.sleep(1);
       return [];
     }

@@ -36,8 +36,8 @@ function warn(w: ChainWarning, onWarning: ((w: ChainWarning) => unknown) | undef
  * them. Null when the chain is done.
  */
 export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObject | null {
-  const chained = current.get('chained');
-  if (!(chained instanceof PhpArray) || chained.size === 0) return null;
+  const chained = chainedSteps(current);
+  if (chained === null) return null;
   const [first, ...rest] = [...chained.entries.values()];
   const input = serializedInput(first);
   if (input === null) throw new TypeError(`${current.className}: chained[0] is not a serialized job`);
@@ -59,10 +59,10 @@ export function nextInChain(current: PhpObject, line: LaravelLine = 13): PhpObje
   );
 }
 
-// Whether `chained` holds a step to dispatch after this job (nextInChain's first test, without its work).
-function hasChain(current: PhpObject): boolean {
+// The `chained` steps still to dispatch after this job, or null when there are none.
+function chainedSteps(current: PhpObject): PhpArray | null {
   const chained = current.get('chained');
-  return chained instanceof PhpArray && chained.size > 0;
+  return chained instanceof PhpArray && chained.size > 0 ? chained : null;
 }
 
 /** The payload's keys beyond Laravel's envelope (Context, Horizon, payload hooks), to carry to the next step. */
@@ -100,7 +100,7 @@ export function chainHooks(queues: QueueResolver, options: ChainHooksOptions = {
     async afterHandle(ctx: ObjectJobContext) {
       // Most jobs have no chain: say so from the command before reading the job's state (ctx.job is a
       // proxy under a timeout, where each read costs a trap).
-      if (!hasChain(ctx.command)) return;
+      if (chainedSteps(ctx.command) === null) return;
       if (ctx.job.hasFailed() || ctx.job.isReleased()) return;
       const next = nextInChain(ctx.command, lineOf(queues, ctx.command.get('chainConnection')));
       if (!next) return;
