@@ -10,7 +10,6 @@ import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
 import { CommandBatch, type Replies } from './redis/CommandBatch';
-import { EncodedCommand } from './redis/EncodedCommand';
 import { BulkTransaction } from './redis/BulkTransaction';
 import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
@@ -22,8 +21,9 @@ export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptio
 
 // Payloads per RPUSH in bulkRaw: keeps each command's argument list (and Redis' reply buffer) bounded.
 const BULK_CHUNK = 1000;
-// The buffer an RPUSH of bulkRaw starts with; a payload that does not fit starts the next RPUSH.
-const BULK_COMMAND_BYTES = 256 * 1024;
+// Payload characters per RPUSH in bulkRaw: ioredis joins a command's string arguments into one string,
+// whose length V8 caps, so a payload that would take a run past this starts the next RPUSH.
+const BULK_CHUNK_CHARS = 256 * 1024;
 
 /** One entry of {@link RedisQueue.bulkRaw}: a payload, or a payload with a delay (seconds or a date). */
 export type BulkEntry = string | { payload: string; delay?: number | Date };
@@ -108,7 +108,7 @@ export class RedisQueue implements ReservedJobStore {
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
     const honoursDelay = this.options.laravel.atLeast('9.0');
-    // Each payload is built as the MULTI takes it, so it is garbage as soon as it is encoded.
+    // Each payload is built as the MULTI takes it: an entry that throws stops the call before anything is sent.
     await this.sendBulk(jobs.length, (i) => {
       const id = randomJobId();
       ids.push(id);
@@ -149,23 +149,24 @@ export class RedisQueue implements ReservedJobStore {
     const keys = this.keysFor(queue);
     const what = `the bulk push to ${keys.queue}`;
     const tx = new BulkTransaction(this.client, what);
-    let run: EncodedCommand | null = null;
+    let run: string[] = [];
+    let runChars = 0;
     // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens.
     const endRun = (): void => {
-      if (run === null) return;
-      tx.send(run);
-      tx.send(new EncodedCommand('rpush', keys.notify, run.size * 8, what).addRepeated('1', run.size));
-      run = null;
+      if (run.length === 0) return;
+      tx.send(new AtMostOnceCommand('rpush', [keys.queue, ...run], { what }));
+      tx.send(new AtMostOnceCommand('rpush', [keys.notify, ...new Array<string>(run.length).fill('1')], { what }));
+      run = [];
+      runChars = 0;
     };
     for (let i = 0; i < count; i++) {
       const e = entryAt(i);
       if (typeof e === 'string' || e.delay === undefined) {
         const payload = typeof e === 'string' ? e : e.payload;
-        // A payload that would make the command's buffer grow starts the next RPUSH instead.
-        if (run !== null && !run.fits(payload)) endRun();
-        run ??= new EncodedCommand('rpush', keys.queue, BULK_COMMAND_BYTES, what);
-        run.add(payload);
-        if (run.size === BULK_CHUNK) endRun();
+        if (runChars + payload.length > BULK_CHUNK_CHARS) endRun();
+        run.push(payload);
+        runChars += payload.length;
+        if (run.length === BULK_CHUNK) endRun();
       } else {
         endRun();
         tx.send(new AtMostOnceCommand('zadd', [keys.delayed, this.availableAt(e.delay), e.payload], { what }));
@@ -219,8 +220,7 @@ export class RedisQueue implements ReservedJobStore {
       if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
       write.add((t) => scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count));
     } catch (error) {
-      // What was added still goes out (a corked connection must not stay corked), and the acknowledgements
-      // in it still settle.
+      // What was added still goes out: the acknowledgements in it must reach Redis and settle.
       write.send().then(acks.settle, acks.settle);
       throw error;
     }

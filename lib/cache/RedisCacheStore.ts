@@ -3,7 +3,6 @@
 // everything else PHP-serialized, so PHP's Cache facade and larq read each other's values (spec §2.5,
 // §12.2). The Redis prefix is applied here, explicitly, as in lib/redis/keys.ts: never by ioredis.
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { writeAtEndOfTurn } from '../redis/tickWrite';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { MAX_COMMAND_ARGUMENTS, slices } from '../redis/argumentLimit';
 import { defineScripts, scripts } from '../redis/scripts';
@@ -113,8 +112,6 @@ export class RedisCacheStore implements CacheStore {
 
   /** GET; numeric text comes back as a number, serialized scalars unserialized. */
   async get(key: string): Promise<CacheValue> {
-    // The reads of one turn (a worker's restart and pause checks) leave in one write.
-    writeAtEndOfTurn(this.client);
     return decode(await this.client.getBuffer(this.key(key)));
   }
 

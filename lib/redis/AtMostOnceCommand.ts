@@ -18,9 +18,6 @@
 import { Command, ReplyError } from 'ioredis';
 import { UnconfirmedWriteError } from '../errors';
 
-/** The protocol text of `PING`: what a replayed at-most-once command writes instead of itself. */
-const PING = '*1\r\n$4\r\nping\r\n';
-
 // The commands written to a socket that have no reply yet, per socket; and the sockets already watched.
 const unanswered = new WeakMap<object, Set<AtMostOnceCommand>>();
 
@@ -70,16 +67,11 @@ export class AtMostOnceCommand extends Command {
     return this.lost;
   }
 
-  // ioredis calls this as it writes the command to `socket`.
-  override toWritable(socket?: object): string | Buffer {
-    if (this.lost) return PING;
+  // ioredis calls this as it writes the command to `socket`. A replay writes a PING in its place.
+  override toWritable(socket: object): string | Buffer {
+    if (this.lost) return new Command('ping', []).toWritable(socket);
     if (isSocket(socket)) this.watch(socket);
-    return this.encode();
-  }
-
-  /** The command's bytes in Redis' protocol (ioredis' own encoding unless a subclass has a faster one). */
-  protected encode(): string | Buffer {
-    return super.toWritable({});
+    return super.toWritable(socket);
   }
 
   private watch(socket: Closable): void {

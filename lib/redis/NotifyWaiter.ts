@@ -22,7 +22,7 @@ import type { QueueKeys } from './keys';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { CommandBatch } from './CommandBatch';
 import { whenConnected } from './whenConnected';
-import { defineScripts, popReplies, scripts, type PopReply } from './scripts';
+import { defineScripts, popReply, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
 export class Wake {
@@ -122,7 +122,7 @@ export class NotifyWaiter {
     // its whole timeout, the pop would reserve a job nobody hears of); the pop's error says what happened.
     const blpop = new AtMostOnceCommand('blpop', [keys.notify, timeout], { what: `the wait on ${keys.notify}` });
     write.add((t) => {
-      (t as Redis).sendCommand(blpop);
+      (t as unknown as { sendCommand(command: AtMostOnceCommand): unknown }).sendCommand(blpop);
       return blpop.promise as Promise<unknown>;
     });
     write.add((t) => scripts.popOneInto(t, connection, keys, sentExpiry));
@@ -134,7 +134,7 @@ export class NotifyWaiter {
       throw error;
     }
     const [[waitError, token], [popError, raw]] = replies;
-    const popped: PopReply | Error = popError ?? popReplies(raw)[0] ?? { kind: 'empty' };
+    const popped: PopReply | Error = popError ?? popReply(raw);
     if (!(popped instanceof Error) && popped.kind === 'reserved') {
       this.fixExpiry(keys, popped.reserved, sentExpiry);
       // A job reserved is handed over whatever else happened: only its owner will ever delete it.

@@ -4,9 +4,8 @@
 // `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
 // members of a sorted set commutes), and each caller's promise settles with that command's reply. More
 // members than one command may carry (MAX_COMMAND_ARGUMENTS) go out as several ZREMs of the key.
-import type { Cluster, Pipeline, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { MAX_COMMAND_ARGUMENTS, slices } from './argumentLimit';
-import { EncodedCommand } from './EncodedCommand';
 import type { CommandBatch, Replies } from './CommandBatch';
 
 // One promise per batch, shared by every caller in it: they all learn the same reply, and a promise, an
@@ -54,8 +53,8 @@ export class ZremBatcher {
     const batch = this.pending.get(key);
     if (batch === undefined) return NOTHING_MOVED;
     this.pending.delete(key);
-    const commands = zremsOf(key, batch.members);
-    for (const command of commands) write.add((target) => (target as unknown as Pipeline).sendCommand(command));
+    const commands = slicesOf(batch.members);
+    for (const members of commands) write.add((target) => target.zrem(key, ...members));
     return {
       commands: commands.length,
       settle: (replies) => {
@@ -73,24 +72,14 @@ export class ZremBatcher {
     if (batches.size === 0) return;
     this.pending = new Map();
     for (const [key, { members, resolve, reject }] of batches) {
-      Promise.all(zremsOf(key, members).map((command) => this.client.sendCommand(command) as Promise<unknown>)).then(() => resolve(), reject);
+      Promise.all(slicesOf(members).map((slice) => this.client.zrem(key, ...slice))).then(() => resolve(), reject);
     }
   }
 }
 
-// One ZREM per slice of members that fits in a command beside `ZREM key`.
-function zremsOf(key: string, members: (string | Buffer)[]): EncodedCommand[] {
-  return slices(members, MAX_COMMAND_ARGUMENTS - 2).map((slice) => zremOf(key, slice));
-}
-
-// The members (reserved payloads, usually the Buffers the pop read) are copied into the command as it is
-// made, instead of going through ioredis' writer for Buffer arguments, which takes each piece's byteLength
-// twice: one buffer per ZREM, whatever the number of members.
-function zremOf(key: string, members: (string | Buffer)[]): EncodedCommand {
-  const first = members[0];
-  const command = new EncodedCommand('zrem', key, members.length * ((first === undefined ? 0 : first.length) + 16));
-  for (const member of members) command.add(member);
-  return command;
+// The members of one ZREM each: as many as fit in a command beside `ZREM key`.
+function slicesOf(members: (string | Buffer)[]): (string | Buffer)[][] {
+  return slices(members, MAX_COMMAND_ARGUMENTS - 2);
 }
 
 function newBatch(): Pending {

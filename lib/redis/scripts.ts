@@ -1,16 +1,17 @@
 // The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build) and
-// called through typed functions that always pass the declared number of KEYS and ARGV. The writes that
-// must never run twice (push, later, pop, release) go out as AtMostOnceCommands of our own: EVALSHA, then
-// EVAL on NOSCRIPT. The others are registered with ioredis defineCommand, which does the same fallback,
-// and may be resent by ioredis after a reconnect because running them again changes nothing.
+// called through typed functions that always pass the declared number of KEYS and ARGV. Every script is
+// sent one way: EVALSHA, then EVAL with its text when Redis answers NOSCRIPT (it ran nothing). Those whose
+// replay changes nothing (size, migrations, clear, extendReservation, releaseLock) are ioredis defined
+// commands, which ioredis may resend after a reconnect. The writes that must never run twice (push,
+// later, pop, popBatch, release) are sent the same way wrapped in an AtMostOnceCommand, which ioredis
+// never replays.
+import { createHash } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import type { Cluster, ChainableCommander, Redis } from 'ioredis';
 import { LarqError } from '../errors';
 import type { QueueKeys } from './keys';
-import { writeAtEndOfTurn } from './tickWrite';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
-import { isNoScript, ScriptCall, ScriptFrame, scriptSha } from './ScriptCall';
 
 /** One script: its file, the ioredis command name it is registered under, and its KEYS/ARGV counts. */
 export interface ScriptSpec {
@@ -25,7 +26,7 @@ export const SCRIPTS = Object.freeze({
   size: { file: 'size-3.lua', command: 'larqSize', keys: 3, args: 0 },
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
   later: { file: 'later-1.lua', command: 'larqLater', keys: 1, args: 2 },
-  pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 2 },
+  pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 1 },
   popBatch: { file: 'popBatch-4.lua', command: 'larqPopBatch', keys: 4, args: 2 },
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
@@ -45,6 +46,16 @@ const SOURCES: ReadonlyMap<ScriptName, string> = new Map(
   (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(join(LUA_DIR, SCRIPTS[n].file), 'utf8')]),
 );
 const SHAS: ReadonlyMap<ScriptName, string> = new Map([...SOURCES].map(([n, source]) => [n, scriptSha(source)]));
+
+/** The SHA1 Redis files a script under (what EVALSHA names it by). */
+export function scriptSha(source: string): string {
+  return createHash('sha1').update(source).digest('hex');
+}
+
+/** Whether Redis refused an EVALSHA because it does not hold the script (flushed, or a new server). */
+export function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
 
 /** The Lua text of one script. */
 export function scriptSource(name: ScriptName): string {
@@ -80,7 +91,7 @@ function checkCounts(name: ScriptName, keys: readonly string[], args: readonly A
   return spec;
 }
 
-/** Where a queue write is sent: a connection, or a pipeline made from one (see CommandBatch). */
+/** Where a script is sent: a connection, or a pipeline made from one (see CommandBatch). */
 export type ScriptTarget = Client | ChainableCommander;
 
 /**
@@ -95,7 +106,7 @@ function runOnce(target: ScriptTarget, client: Client, name: ScriptName, keys: s
   return sendOnce(target, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what, buffers }));
 }
 
-// Send `call`; on NOSCRIPT (nothing ran), send `withSource()` on `client` instead.
+// Send `call` on `target`; on NOSCRIPT (nothing ran), send `withSource()` on `client` instead.
 function sendOnce(target: ScriptTarget, client: Client, call: AtMostOnceCommand, withSource: () => AtMostOnceCommand): Promise<unknown> {
   (target as unknown as { sendCommand(command: AtMostOnceCommand): unknown }).sendCommand(call);
   return (call.promise as Promise<unknown>).catch((error: unknown) => {
@@ -107,17 +118,6 @@ function sendOnce(target: ScriptTarget, client: Client, call: AtMostOnceCommand,
 }
 
 /**
- * Run push or later as one prebuilt EVALSHA (see ScriptCall), at most once, falling back to EVAL on
- * NOSCRIPT as {@link runOnce} does.
- */
-function runAlone(client: Client, name: 'push' | 'later', keys: string[], args: (string | number)[], what: string): Promise<unknown> {
-  const spec = checkCounts(name, keys, args);
-  const call = new ScriptCall(new ScriptFrame(SHAS.get(name) as string, keys, spec.args), args, what);
-  writeAtEndOfTurn(client);
-  return sendOnce(client, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what }));
-}
-
-/**
  * What the pop script found: nothing, a reserved job, or a payload it moved to the quarantine list. A
  * reserved job's two strings are Buffers when the pop asked for them, as pop and popInto do: see RedisJob.
  */
@@ -126,18 +126,26 @@ export type PopReply =
   | { kind: 'reserved'; job: string | Buffer; reserved: string | Buffer }
   | { kind: 'invalid'; job: string; reason: string };
 
-/** The pop script's raw reply (flat triples, one per job it took), typed; empty when the list was empty. */
+const EMPTY: PopReply = Object.freeze({ kind: 'empty' });
+
+/** The pop script's raw reply typed: Laravel's {job, reserved}, or {job, false, reason} for a quarantined payload. */
+export function popReply(raw: unknown): PopReply {
+  const [job, reserved, reason] = raw as (string | Buffer | null)[];
+  return typedPop(job, reserved, reason);
+}
+
+/** The batch pop script's raw reply (flat triples, one per job it took), typed; empty when the list was empty. */
 export function popReplies(raw: unknown): PopReply[] {
   const flat = raw as (string | Buffer | null)[];
   const out: PopReply[] = [];
-  for (let i = 0; i + 2 < flat.length; i += 3) {
-    const job = flat[i] as string | Buffer;
-    const reserved = flat[i + 1];
-    if (reserved === null || reserved === undefined) {
-      out.push({ kind: 'invalid', job: job.toString(), reason: flat[i + 2]?.toString() ?? 'unknown error' });
-    } else out.push({ kind: 'reserved', job, reserved });
-  }
+  for (let i = 0; i + 2 < flat.length; i += 3) out.push(typedPop(flat[i], flat[i + 1], flat[i + 2]));
   return out;
+}
+
+function typedPop(job: string | Buffer | null | undefined, reserved: string | Buffer | null | undefined, reason: string | Buffer | null | undefined): PopReply {
+  if (job === null || job === undefined) return EMPTY;
+  if (reserved === null || reserved === undefined) return { kind: 'invalid', job: job.toString(), reason: reason?.toString() ?? 'unknown error' };
+  return { kind: 'reserved', job, reserved };
 }
 
 /** Typed callers, one per script, on a client that went through {@link defineScripts}. */
@@ -149,26 +157,25 @@ export const scripts = {
 
   /** RPUSH the payload and one notify token, at most once; resolves to the script's reply (nil). */
   push(target: Client, k: QueueKeys, payload: string): Promise<unknown> {
-    return runAlone(target, 'push', [k.queue, k.notify], [payload], `the push to ${k.queue}`);
+    return runOnce(target, target, 'push', [k.queue, k.notify], [payload], `the push to ${k.queue}`);
   },
 
   /** ZADD the payload to the delayed set at `availableAt` (Unix seconds), at most once; resolves to nil. */
   later(target: Client, k: QueueKeys, availableAt: number, payload: string): Promise<unknown> {
-    return runAlone(target, 'later', [k.delayed], [availableAt, payload], `the delayed push to ${k.delayed}`);
+    return runOnce(target, target, 'later', [k.delayed], [availableAt, payload], `the delayed push to ${k.delayed}`);
   },
 
   /** LPOP, reserve until `expiresAt` (Unix seconds), consume a notify token; quarantine what cannot decode. Payloads come back as Buffers (see popInto). */
   async pop(target: Client, k: QueueKeys, expiresAt: number): Promise<PopReply> {
-    const [first] = popReplies(await scripts.popOneInto(target, target, k, expiresAt));
-    return first ?? { kind: 'empty' };
+    return popReply(await scripts.popOneInto(target, target, k, expiresAt));
   },
 
   /**
-   * Issue one single pop (Laravel's, not the batch script) on `target`, at most once (a NOSCRIPT retry
-   * goes to `client`); read its reply with {@link popReplies}. Payloads come back as Buffers, as with pop.
+   * Issue Laravel's single pop on `target`, at most once (a NOSCRIPT retry goes to `client`); read its
+   * reply with {@link popReply}. Payloads come back as Buffers, as with pop.
    */
   popOneInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number): Promise<unknown> {
-    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, 1], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
+    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds), at most once. */
@@ -183,7 +190,7 @@ export const scripts = {
 
   /**
    * Issue a migration on a pipeline made from a defined client (its reply, the moved members, comes with
-   * exec()) or on a corked defined client (the returned promise is its reply); see CommandBatch. A
+   * exec()) or on a defined cluster client (the returned promise is its reply); see CommandBatch. A
    * migration sent again after a reconnect moves only what is due then: ioredis may resend it.
    */
   migrateExpiredJobsInto(target: ScriptTarget, from: string, to: string, notify: string, now: number, limit: number): unknown {
@@ -201,8 +208,8 @@ export const scripts = {
   },
 
   /**
-   * Issue a pop of up to `count` jobs on `target`, at most once, as popOneInto does; read its reply with
-   * {@link popReplies}. The payloads come back as Buffers: a worker parses each payload once and sends
+   * Issue the batch pop of up to `count` jobs on `target`, at most once, as popOneInto does; read its reply
+   * with {@link popReplies}. The payloads come back as Buffers: a worker parses each payload once and sends
    * the reserved bytes back in its ZREM, so turning both into strings only fed the garbage collector;
    * and bytes go back exactly as they came, where a string would have replaced any that are not UTF-8.
    */

@@ -1,5 +1,5 @@
 // CommandBatch: the few commands of a worker's pop go to Redis in one socket write, in order, each with its
-// own reply, whether the connection is corked (ready) or a pipeline stands in (not connected yet).
+// own reply, whether the connection is ready or not connected yet.
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { CommandBatch } from '../../lib/redis/CommandBatch';
@@ -51,7 +51,7 @@ describe('CommandBatch (integration)', function () {
     expect(replies.map(([, result]) => result)).to.deep.equal([2, undefined, 'a', 1]);
   });
 
-  it('a connection that is not connected yet (a pipeline stands in) runs the commands in order once it connects', async () => {
+  it('a connection that is not connected yet runs the commands in order once it connects', async () => {
     const c = new Redis({ port, lazyConnect: true });
     clients.push(c);
     const k = `${randomPrefix()}k`;
@@ -65,7 +65,7 @@ describe('CommandBatch (integration)', function () {
     ]);
   });
 
-  it('send() after an add threw still uncorks: later commands on the connection are not held', async () => {
+  it('send() after an add threw still sends what was added before it, and later commands are not held', async () => {
     const c = await ready();
     const k = `${randomPrefix()}k`;
     const write = new CommandBatch(c);

@@ -8,8 +8,7 @@ import Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache';
 import { FakeClock } from '../../lib/clock';
 import { RedisQueue } from '../../lib/RedisQueue';
-import { scriptSha } from '../../lib/redis/ScriptCall';
-import { SCRIPTS, scriptSource, type ScriptName } from '../../lib/redis/scripts';
+import { SCRIPTS, scriptSha, scriptSource, type ScriptName } from '../../lib/redis/scripts';
 import { CommandWatch, type WatchedCommand } from '../support/commandWatch';
 import { randomPrefix, requireRedis } from '../support/redis';
 

@@ -4,9 +4,8 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { Command, Redis } from 'ioredis';
-import { scriptSha } from '../../lib/redis/ScriptCall';
 import type { QueueKeys } from '../../lib/redis/keys';
-import { defineScripts, LUA_DIR, SCRIPTS, scriptSource, scripts, type ScriptName } from '../../lib/redis/scripts';
+import { defineScripts, LUA_DIR, SCRIPTS, scriptSha, scriptSource, scripts, type ScriptName } from '../../lib/redis/scripts';
 
 interface Header {
   keys: number[];
@@ -82,10 +81,13 @@ describe('Lua script headers', () => {
         expect(spec.file).to.equal(`${name}-${spec.keys}.lua`);
       });
 
-      it('has a header with purpose, returns and the Laravel version it matches', () => {
+      it('has a header with purpose, returns, and the Laravel method and versions it matches', () => {
         expect(header.text).to.match(/Purpose:/);
         expect(header.text).to.match(/Returns:/);
-        expect(header.text).to.match(/Matches: Laravel \d/);
+        const matches = /-- Matches: (.*(?:\n-- {3}.*)*)/.exec(header.text)?.[1] ?? '';
+        expect(matches, 'a Laravel Class::method a reader can open').to.match(/Laravel .*`[A-Za-z\\]+::\w+`/);
+        expect(matches, 'the Laravel versions').to.match(/\d+\.(x|\d+)/);
+        expect(header.text, 'cites what a reader can open, not a document outside the repository').not.to.match(/spec §/);
       });
 
       it('declares KEYS[1..n] with examples and ARGV[1..n], matching the file name and SCRIPTS', () => {

@@ -6,7 +6,8 @@
 -- ARGV[1]: new reservation expiry, whole Unix seconds
 -- ARGV[2]: the job's reserved string, exactly as the pop script returned it
 -- Returns: integer 1 when the reservation was extended, 0 when the job is no longer reserved
--- Matches: Laravel 8.x-13.x reserved-set layout (spec §2.1); larq only, no Laravel counterpart
+-- Matches: Laravel 8.x-13.x reserved-set layout (the set `LuaScripts::pop` adds to); larq only, no Laravel
+--   counterpart
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
   redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
   return 1

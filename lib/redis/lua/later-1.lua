@@ -4,6 +4,6 @@
 -- ARGV[1]: available-at, whole Unix seconds (the sorted-set score)
 -- ARGV[2]: payload, the JSON string exactly as it must be stored
 -- Returns: nil
--- Matches: Laravel 12.45+ / 13.x `later` (spec §3.3); older lines send the same ZADD from the client,
---   which leaves the same data.
+-- Matches: Laravel `LuaScripts::later` (called by `RedisQueue::laterRaw`), 12.45+ and 13.x; older lines'
+--   `RedisQueue::laterRaw` sends the same ZADD from the client, which leaves the same data.
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])

@@ -8,7 +8,7 @@
 -- ARGV[1]: now, whole Unix seconds; members scored at or below it are due
 -- ARGV[2]: batch limit, a count of members; negative (-1) = unlimited, 0 = move nothing
 -- Returns: array of the moved members, in (score, member) order; empty when nothing was due
--- Matches: Laravel 9.23+ / 10.x-13.x `migrateExpiredJobs` with the LIMIT argument (spec §3.6); with -1 the
+-- Matches: Laravel `LuaScripts::migrateExpiredJobs` with its LIMIT argument, 9.23+ and 10.x-13.x; with -1 the
 --   data effect equals 8.x, which has no limit.
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 local count = #due

@@ -1,11 +1,9 @@
 -- larq script: popBatch
 -- Purpose: the worker's batched pop. It leaves Redis in exactly the state that `count` runs of the pop
---   script (Laravel's pop, back to back) would leave, and returns the same reply as pop-4.lua with that
---   count, but it issues each Redis command once for the whole batch instead of once per job: LRANGE and
---   LTRIM instead of an LPOP per job, one ZADD of every reserved string, one LTRIM of the notify list
---   instead of an LPOP per token. Inside Redis that cut the script's time per job from about 15.4 to
---   13.3 us at 25 jobs a call (INFO commandstats): the fixed cost of each redis.call is what a batch
---   saves; cjson's decode and encode (about 7 us a job) stay.
+--   script (Laravel's pop, back to back) would leave, but it issues each Redis command once for the whole
+--   batch instead of once per job: LRANGE and LTRIM instead of an LPOP per job, one ZADD of every reserved
+--   string, one LTRIM of the notify list instead of an LPOP per token. The fixed cost of each redis.call
+--   is what a batch saves; cjson's decode and encode of each job stay.
 --   Only commands Redis 2.4 already had: no LPOP with a count (6.2+).
 --   Why the state is the same: the list loses its first `taken` items either way (LTRIM deletes the key
 --   when it empties, as the last LPOP would); a sorted set given the same members and one score ends the
@@ -21,10 +19,11 @@
 --   (each entry: `#larq-invalid {"reason":...}`, a newline, then the payload's exact bytes; see lib/failed/FailedList.ts)
 -- ARGV[1]: reservation expiry, whole Unix seconds (now + retry_after)
 -- ARGV[2]: how many jobs to take at most, a positive count
--- Returns: what pop-4.lua returns: flat triples, one per job taken, in list order: {job, reserved, false}
---   or {job, false, reason}; an empty array when the list was empty
--- Matches: Laravel 8.x-13.x `pop` (spec §3.4) run once per job, in its effect on Redis; spec §3.8 for
---   the quarantine
+-- Returns: flat triples, one per job taken, in list order: {job, reserved, false} when the job was
+--   reserved, {job, false, reason} when it was quarantined, as pop-4.lua answers for one job; an empty
+--   array when the list was empty
+-- Matches: Laravel `LuaScripts::pop`, 8.x-13.x, run `count` times, in its effect on Redis; the quarantine
+--   branch is larq's (see pop-4.lua)
 local function reserve(job)
   local decoded = cjson.decode(job)
   decoded['attempts'] = decoded['attempts'] + 1

@@ -5,6 +5,6 @@
 -- KEYS[2]: notify list, e.g. laravel_database_queues:default:notify
 -- ARGV[1]: payload, the JSON string exactly as it must be stored (never re-encoded here)
 -- Returns: nil
--- Matches: Laravel 8.x-13.x `push` (spec §3.2)
+-- Matches: Laravel `LuaScripts::push`, 8.x-13.x
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('RPUSH', KEYS[2], 1)

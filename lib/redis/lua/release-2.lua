@@ -7,7 +7,7 @@
 -- ARGV[1]: the reserved string, byte for byte as the pop script returned it
 -- ARGV[2]: available-at, whole Unix seconds (now + delay)
 -- Returns: integer 1
--- Matches: Laravel 8.x-13.x `release` (spec §3.5)
+-- Matches: Laravel `LuaScripts::release`, 8.x-13.x
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return true

@@ -5,7 +5,7 @@
 -- KEYS[2]: delayed sorted set, e.g. laravel_database_queues:default:delayed
 -- KEYS[3]: reserved sorted set, e.g. laravel_database_queues:default:reserved
 -- Returns: integer, LLEN KEYS[1] + ZCARD KEYS[2] + ZCARD KEYS[3] (reserved jobs count: "total", not "pending")
--- Matches: Laravel 8.x-13.x `size` (spec §3.1)
+-- Matches: Laravel `LuaScripts::size`, 8.x-13.x
 local waiting = redis.call('LLEN', KEYS[1])
 local delayed = redis.call('ZCARD', KEYS[2])
 local reserved = redis.call('ZCARD', KEYS[3])
