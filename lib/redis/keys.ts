@@ -1,8 +1,10 @@
 // The one place Redis key names are built. The PHP side never writes the prefix itself (its Redis client
-// prepends it to every key argument, spec §2.3), so larq applies it here, explicitly, to every key: script
-// KEYS, BLPOP, plain commands. ARGV values (payloads) are never prefixed.
+// prepends it to every key argument: Laravel `PhpRedisConnector::createClient` sets phpredis' OPT_PREFIX,
+// 8.x-13.x), so larq applies it here, explicitly, to every key: script KEYS, BLPOP, plain commands. ARGV
+// values (payloads) are never prefixed.
 
-// Lines differ in the default prefix and the cluster key form (§2.3, §2.4).
+// Lines differ in the default prefix (the skeleton's config/database.php) and the cluster key form
+// (Laravel `RedisQueue::getQueueRedisKey`, 13.x).
 import type { LaravelLine } from '../LaravelLine';
 import { slug } from '../support/Str';
 export type { LaravelLine };
@@ -24,8 +26,8 @@ export interface QueueKeys {
 }
 
 /**
- * The default Redis prefix of a Laravel app named `appName` (spec §2.3): `slug(name, '_') + '_database_'`
- * for the 8.x and 12.x skeletons, `slug(name) + '-database-'` for 13.x. Existing apps keep whatever their
+ * The default Redis prefix of a Laravel app named `appName` (the skeleton's `database.redis.options.prefix`):
+ * `slug(name, '_') + '_database_'` for the 8.x and 12.x skeletons, `slug(name) + '-database-'` for 13.x. Existing apps keep whatever their
  * config says, so prefer an explicit prefix. Throws UntransliterableTitleError, naming `option`, for a name
  * larq cannot slug exactly.
  */
@@ -33,9 +35,12 @@ export function laravelPrefix(appName: string, line: LaravelLine, option = 'appN
   return line === 13 ? `${slug(appName, '-', option)}-database-` : `${slug(appName, '_', option)}_database_`;
 }
 
-/** Whether a queue name carries a Redis Cluster hash tag: a `{`, later a `}`, something in between (§2.4). */
+/**
+ * Whether a queue name carries a Redis Cluster hash tag: its first `{`, the first `}` after that, and at
+ * least one character between (Laravel `Connection::hasHashTag`, 13.x, which follows Redis' own rule).
+ */
 export function hasHashTag(name: string): boolean {
-  return /\{[\s\S]+\}/.test(name);
+  return /^[^{]*\{[^}]+\}/.test(name);
 }
 
 /**
