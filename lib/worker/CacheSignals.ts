@@ -77,7 +77,7 @@ export class CacheSignals {
   /**
    * Start, in this turn, the reads the worker's next stop check and pass make that are not started yet:
    * the restart signal, then each queue's pause flags, in the order the checks make them. Sent together
-   * they share one write and one round trip, instead of one after the other, and overlap whatever else is
+   * they share one round trip, instead of one after the other, and overlap whatever else is
    * in flight. Each read is taken once, by the next check for it, and only within
    * {@link PREFETCH_FRESH_MS} of being started: a check that comes later (after a sleep, or a long job)
    * reads afresh, so no check acts on a value older than that. Reads change nothing, and only a PHP
