@@ -44,10 +44,11 @@ export class ZremBatcher {
 
   /**
    * Put what is gathered for `key` into `write`, ahead of what the caller adds next, instead of sending
-   * it on its own: the pop that follows rides in the same write, and Redis runs the ZREM before it. Only
-   * that key's batch moves, so a cluster pipeline keeps to one slot; other keys go out with the tick's
-   * flush. Returns how many commands went in (0 unless a batch was waiting) and a function to call with
-   * the write's replies (or with the error that failed the whole write), which settles each caller's promise.
+   * it on its own: the pop that follows goes out behind it on the same connection (in the same write,
+   * except on a cluster), so Redis runs the ZREM before it. Only that key's batch moves, so the batch
+   * keeps to one cluster slot; other keys go out with the tick's flush. Returns how many commands went in
+   * (0 unless a batch was waiting) and a function to call with the write's replies (or with the error that
+   * failed the whole write), which settles each caller's promise.
    */
   moveInto(write: CommandBatch, key: string): { commands: number; settle(replies: Replies | Error): void } {
     const batch = this.pending.get(key);
