@@ -103,17 +103,12 @@ export type ScriptTarget = Client | ChainableCommander;
 function runOnce(target: ScriptTarget, client: Client, name: ScriptName, keys: string[], args: Arg[], what: string, buffers = false): Promise<unknown> {
   checkCounts(name, keys, args);
   const call = new AtMostOnceCommand('evalsha', [SHAS.get(name) as string, keys.length, ...keys, ...args], { what, buffers });
-  return sendOnce(target, client, call, () => new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what, buffers }));
-}
-
-// Send `call` on `target`; on NOSCRIPT (nothing ran), send `withSource()` on `client` instead.
-function sendOnce(target: ScriptTarget, client: Client, call: AtMostOnceCommand, withSource: () => AtMostOnceCommand): Promise<unknown> {
   (target as unknown as { sendCommand(command: AtMostOnceCommand): unknown }).sendCommand(call);
   return (call.promise as Promise<unknown>).catch((error: unknown) => {
     if (!isNoScript(error)) throw error;
-    const again = withSource();
-    void client.sendCommand(again);
-    return again.promise as Promise<unknown>;
+    const withSource = new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what, buffers });
+    void client.sendCommand(withSource);
+    return withSource.promise as Promise<unknown>;
   });
 }
 
