@@ -214,3 +214,27 @@ export class FailedJobNotRecordedError extends LarqError {
     super(message, options);
   }
 }
+
+/**
+ * The file failed-job store found a file it cannot read as a JSON array of records. It is left exactly
+ * as it is (Laravel's FileFailedJobProvider would start it afresh and lose what it held); `path` names it.
+ */
+export class UnreadableFailedJobFileError extends LarqError {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`The failed-job file ${path} is not a JSON array of failed-job records (${reason}); larq leaves it untouched: move or repair it`);
+  }
+}
+
+/** A cross-process lock (Laravel's file cache lock) could not be taken in time, or not at all; `path` names its file. */
+export class FileLockError extends LarqError {
+  constructor(
+    message: string,
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

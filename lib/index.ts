@@ -75,5 +75,7 @@ export {
   AttemptOverError,
   HungHandlerError,
   JobAlreadyRunningError,
+  UnreadableFailedJobFileError,
+  FileLockError,
 } from './errors';
 export { UntransliterableTitleError } from './support/Str';
