@@ -104,6 +104,20 @@ export class UnknownJobError extends LarqError {
   }
 }
 
+/**
+ * An object job whose `data.command` is an object of another class than its `data.commandName` says: no
+ * handler runs it, since the handler for `commandName` would get an object it was not written for, and
+ * PHP's CallQueuedHandler would run the object's own class.
+ */
+export class CommandClassMismatchError extends LarqError {
+  constructor(
+    readonly commandName: string,
+    readonly className: string,
+  ) {
+    super(`The job says data.commandName "${commandName}" but data.command is a "${className}"; larq runs neither handler`);
+  }
+}
+
 /** A cache value an operation cannot work with, e.g. incrementing a value that is not a number; `key` is the logical cache key. */
 export class CacheValueError extends LarqError {
   constructor(

@@ -77,5 +77,6 @@ export {
   JobAlreadyRunningError,
   UnreadableFailedJobFileError,
   FileLockError,
+  CommandClassMismatchError,
 } from './errors';
 export { UntransliterableTitleError } from './support/Str';
