@@ -62,7 +62,10 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
         if (p.values['to-store'] === true) refused = await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
         const stored = await store.all();
         try {
-          return [...stored, ...(await (await openFailedLists(config, r, io)).lists.all())];
+          const { lists } = await openFailedLists(config, r, io);
+          // A failure the store holds is listed once: a copy left in Redis (a lost store reply) goes.
+          await lists.dropRecorded(stored);
+          return [...stored, ...(await lists.all())];
         } catch (e) {
           io.err(`larq failed: the failed jobs kept in Redis could not be read: ${(e as Error).message}`);
           return stored;
@@ -87,12 +90,12 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
 // leaves it in both (a uuid already in the store is then only removed from the list), never in neither.
 // Returns how many the store refused: they stay in Redis.
 async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io: Io): Promise<number> {
-  let moved = 0;
+  let moved = await lists.dropRecorded(await store.all());
   let refused = 0;
   for (const job of await lists.all()) {
     if (job.kind !== 'failed') continue;
     try {
-      if ((await store.find(job.id)) === null) await store.log(job.connection, job.queue, job.bytes, job.exception);
+      await store.log(job.connection, job.queue, job.bytes, job.exception);
     } catch (e) {
       io.err(`larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`);
       refused++;
