@@ -1,5 +1,5 @@
 // The file failed-job store shared by several processes: two `larq work` processes, `larq work` beside
-// real Laravel 12.67's FileFailedJobProvider, and `larq forget` beside a worker, all on one file of an
+// real Laravel 12.67's and 13.26's FileFailedJobProvider, and `larq forget` beside a worker, all on one file of an
 // app's storage folder. Each process takes the lock Laravel's store takes, so no record is lost and none
 // comes back. A file larq cannot read is kept as it is, and the error names it.
 import { expect } from 'chai';
@@ -79,24 +79,26 @@ describe('file failed-job store shared by processes', function () {
     expect(await queue.size('default')).to.equal(0);
   });
 
-  it('keeps every failure when larq work and Laravel 12.67 record into one file at once', async function () {
-    requirePhp(this, '12.67');
-    const larqUuids = await pushFailing(45);
-    const phpUuids = Array.from({ length: 45 }, () => randomUUID());
-    const worker = work();
-    await firstFailure(worker);
-    const php = runPhp('failed-provider.php', ['log-many', JSON.stringify({ queue: 'default', uuids: phpUuids, pause_ms: 20 })], {
-      LARQ_LARAVEL: '12.67',
-      LARQ_FAILED_DRIVER: 'file',
-      LARQ_FAILED_FILE: file,
-      // The skeleton's cache.stores.file.lock_path, as larq assumes for the app.
-      LARQ_FAILED_LOCK_DIR: join(app, 'storage', 'framework', 'cache', 'data'),
-    }, 120000);
-    const [code, result] = await Promise.all([worker.done, php]);
-    expect(code, worker.stderr).to.equal(0);
-    expect(result.code, result.stderr).to.equal(0);
-    expect(ids()).to.have.members([...larqUuids, ...phpUuids]);
-  });
+  for (const line of ['12.67', '13.26'] as const) {
+    it(`keeps every failure when larq work and Laravel ${line} record into one file at once`, async function () {
+      requirePhp(this, line);
+      const larqUuids = await pushFailing(45);
+      const phpUuids = Array.from({ length: 45 }, () => randomUUID());
+      const worker = work();
+      await firstFailure(worker);
+      const php = runPhp('failed-provider.php', ['log-many', JSON.stringify({ queue: 'default', uuids: phpUuids, pause_ms: 20 })], {
+        LARQ_LARAVEL: line,
+        LARQ_FAILED_DRIVER: 'file',
+        LARQ_FAILED_FILE: file,
+        // The skeleton's cache.stores.file.lock_path, as larq assumes for the app.
+        LARQ_FAILED_LOCK_DIR: join(app, 'storage', 'framework', 'cache', 'data'),
+      }, 120000);
+      const [code, result] = await Promise.all([worker.done, php]);
+      expect(code, worker.stderr).to.equal(0);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(ids()).to.have.members([...larqUuids, ...phpUuids]);
+    });
+  }
 
   it('larq forget beside a worker loses no record and brings none back', async function () {
     const store = new FileFailedJobProvider(file);
