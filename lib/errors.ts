@@ -104,6 +104,20 @@ export class UnknownJobError extends LarqError {
   }
 }
 
+/**
+ * An object job whose `data.command` is an object of another class than its `data.commandName` says: no
+ * handler runs it, since the handler for `commandName` would get an object it was not written for, and
+ * PHP's CallQueuedHandler would run the object's own class.
+ */
+export class CommandClassMismatchError extends LarqError {
+  constructor(
+    readonly commandName: string,
+    readonly className: string,
+  ) {
+    super(`The job says data.commandName "${commandName}" but data.command is a "${className}"; larq runs neither handler`);
+  }
+}
+
 /** A cache value an operation cannot work with, e.g. incrementing a value that is not a number; `key` is the logical cache key. */
 export class CacheValueError extends LarqError {
   constructor(
@@ -209,6 +223,30 @@ export class FailedJobNotRecordedError extends LarqError {
     readonly uuid: string,
     /** Where the job is kept: `redis` (larq's failed list of its queue) or `reserved` (it comes back after retry_after). */
     readonly keptIn: 'redis' | 'reserved',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The file failed-job store found a file it cannot read as a JSON array of records. It is left exactly
+ * as it is (Laravel's FileFailedJobProvider would start it afresh and lose what it held); `path` names it.
+ */
+export class UnreadableFailedJobFileError extends LarqError {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`The failed-job file ${path} is not a JSON array of failed-job records (${reason}); larq leaves it untouched: move or repair it`);
+  }
+}
+
+/** A cross-process lock (Laravel's file cache lock) could not be taken in time, or not at all; `path` names its file. */
+export class FileLockError extends LarqError {
+  constructor(
+    message: string,
+    readonly path: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);

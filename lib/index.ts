@@ -75,5 +75,8 @@ export {
   AttemptOverError,
   HungHandlerError,
   JobAlreadyRunningError,
+  UnreadableFailedJobFileError,
+  FileLockError,
+  CommandClassMismatchError,
 } from './errors';
 export { UntransliterableTitleError } from './support/Str';

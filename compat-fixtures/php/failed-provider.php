@@ -15,6 +15,9 @@
 //   create-table {"uuid": bool}   the 8.x migration stub's table through Laravel's schema builder
 //                                 (uuid false: the same without the uuid column)
 //   pretty {"path"}               -> {"text": json_encode(json_decode(file), JSON_PRETTY_PRINT), "records"}
+//   log-many {"queue","uuids","pause_ms"}  -> number logged: one record per uuid, in turn, pause_ms apart,
+//                                    each a payload {"uuid","displayName":"App\\Jobs\\PhpFailure",...}
+//                                    and a RuntimeException
 //
 // Environment:
 //   LARQ_SQLITE          the SQLite database file (required except for "pretty")
@@ -23,6 +26,8 @@
 //                        10.10.1+: the 12.67 and 13.26 lines; exits 3 on 8.83)
 //   LARQ_FAILED_FILE     the file store's JSON file (driver file)
 //   LARQ_FAILED_LIMIT    the file store's limit (default 100)
+//   LARQ_FAILED_LOCK_DIR the file store's lock: the directory of a `file` cache store, given to it as
+//                        QueueServiceProvider (12.x) does (unset: no lock, as a store built without one)
 //   LARQ_LARAVEL         the Laravel line (laravel.php; default 8.83)
 //   LARQ_TZ              the app timezone (default UTC)
 //   LARQ_NOW             freeze Laravel's clock at this Unix time (seconds)
@@ -77,9 +82,13 @@ if ($driver === 'file') {
         fwrite(STDERR, 'Laravel ' . larq_laravel_line() . " has no FileFailedJobProvider\n");
         exit(3);
     }
+    $lockDir = env_or('LARQ_FAILED_LOCK_DIR');
     $provider = new Illuminate\Queue\Failed\FileFailedJobProvider(
         env_or('LARQ_FAILED_FILE') ?? throw new RuntimeException('LARQ_FAILED_FILE is not set'),
         (int) env_or('LARQ_FAILED_LIMIT', '100'),
+        $lockDir === null ? null : fn () => new Illuminate\Cache\Repository(
+            new Illuminate\Cache\FileStore(new Illuminate\Filesystem\Filesystem(), $lockDir)
+        ),
     );
     $capsule = null;
 } else {
@@ -97,6 +106,14 @@ switch ($command) {
         $exception = new RuntimeException($arg['message']);
         $id = $provider->log($arg['connection'], $arg['queue'], base64_decode($arg['payload_b64'], true), $exception);
         out(['id' => $id, 'exception' => (string) $exception]);
+        break;
+    case 'log-many':
+        foreach ($arg['uuids'] as $uuid) {
+            $payload = json_encode(['uuid' => $uuid, 'displayName' => 'App\\Jobs\\PhpFailure', 'job' => 'Illuminate\\Queue\\CallQueuedHandler@call', 'data' => []]);
+            $provider->log('redis', $arg['queue'], $payload, new RuntimeException('php failure'));
+            usleep(1000 * (int) ($arg['pause_ms'] ?? 0));
+        }
+        out(count($arg['uuids']));
         break;
     case 'all':
         out($provider->all());

@@ -2,11 +2,14 @@
 // writeOutputForCli and writeOutputAsJson): a RUNNING line, then DONE, a yellow FAIL for a job released to
 // be tried again, a red FAIL for a job failed for good; with --json one JSON object per line with
 // artisan's fields. larq adds what artisan leaves to the log: on stderr, for each failure, whether the job
-// will be retried, the reason, and the uuid that `larq failed` and `larq retry` take.
+// will be retried, the reason, and the uuid that `larq failed` and `larq retry` take. Everything a
+// payload decides (name, ids, queue, exception text) is printed through printable(): no control character
+// of a job's reaches the terminal.
 import { formatDateTime } from '../failed/timestamp';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { Worker } from '../Worker';
 import type { Io } from './args';
+import { printable, printableJson } from './printable';
 
 /** How `larq work` prints. */
 export interface WorkOutputOptions {
@@ -86,9 +89,10 @@ export class WorkOutput {
 
   private job(job: RedisJob, status: 'starting' | 'success' | 'released_after_exception' | 'failed', exception?: Error): void {
     if (this.options.json) return this.jsonLine(job, status, exception);
-    const name = job.resolveName();
-    const details = this.options.verbose ? ` ${this.paint(job.getJobId() ?? '', 'gray')} ${this.paint(job.getConnectionName(), 'blue')} ${this.paint(job.getQueue(), 'blue')}` : '';
-    const detailsWidth = this.options.verbose ? (job.getJobId() ?? '').length + job.getConnectionName().length + job.getQueue().length + 2 : 0;
+    const name = printable(job.resolveName());
+    const [id, connection, queue] = [printable(job.getJobId() ?? ''), printable(job.getConnectionName()), printable(job.getQueue())];
+    const details = this.options.verbose ? ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}` : '';
+    const detailsWidth = this.options.verbose ? id.length + connection.length + queue.length + 2 : 0;
     const head = `  ${this.paint(formatDateTime(Date.now(), this.options.timezone), 'gray')} ${name}${details}`;
     if (status === 'starting') {
       this.startedAt.set(job, performance.now());
@@ -108,11 +112,11 @@ export class WorkOutput {
   private queueStatus(queue: string, status: 'paused' | 'resumed'): void {
     const now = Date.now();
     if (this.options.json) {
-      this.io.out(JSON.stringify({ level: 'warning', queue, status, timestamp: isoTimestamp(now, this.options.timezone) }));
+      this.io.out(printableJson({ level: 'warning', queue, status, timestamp: isoTimestamp(now, this.options.timezone) }));
       return;
     }
     const label = status === 'paused' ? this.paint('PAUSED', 'yellow', true) : this.paint('RESUMED', 'green', true);
-    this.io.out(`  ${this.paint(formatDateTime(now, this.options.timezone), 'gray')} Queue ${this.paint(queue, 'blue')} ${label}`);
+    this.io.out(`  ${this.paint(formatDateTime(now, this.options.timezone), 'gray')} Queue ${this.paint(printable(queue), 'blue')} ${label}`);
   }
 
   // artisan's --json fields, empty ones left out as array_filter leaves them out.
@@ -138,14 +142,14 @@ export class WorkOutput {
       log.duration = Math.round((performance.now() - (this.startedAt.get(job) ?? performance.now())) * 1000) / 1e6;
       this.startedAt.delete(job);
     }
-    this.io.out(JSON.stringify(log));
+    this.io.out(printableJson(log));
   }
 
   // A failure's reason and the uuid to look it up with, on stderr, where artisan's log would have it.
   private note(job: RedisJob, what: string): void {
     if (this.options.json) return;
     const uuid = job.uuid();
-    this.io.err(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`);
+    this.io.err(printable(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`));
   }
 }
 

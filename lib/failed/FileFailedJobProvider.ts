@@ -1,13 +1,16 @@
 // Laravel's `file` failed-job store (10.10.1+): one JSON array, newest record first, cut to the last
 // `limit` records, written the way PHP's json_encode(JSON_PRETTY_PRINT) writes it. Writes go to a temp
-// file renamed over the old one, so a reader (larq or PHP) never sees half a file, and one process
-// serialises its own read-modify-write cycles per path.
+// file renamed over the old one, so a reader (larq or PHP) never sees half a file. Each read-modify-write
+// cycle holds the lock Laravel's store takes (see FileLock), so larq and PHP processes sharing the file
+// never write over each other's records; within one process the cycles also queue per path. A file that
+// is not a JSON array of records is refused (UnreadableFailedJobFileError) and never written over.
 import { promises as fs } from 'fs';
-import { dirname, resolve } from 'path';
+import { dirname, join, resolve } from 'path';
 import { systemClock, type Clock } from '../clock';
-import { InvalidOptionError } from '../errors';
+import { InvalidOptionError, UnreadableFailedJobFileError } from '../errors';
 import { phpJsonDecode, phpJsonEncode } from '../payload/json';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
+import { FileLock } from './FileLock';
 import { formatException } from './formatException';
 import { recordUuid, utf8Payload } from './payloadUuid';
 import { checkTimeZone, formatDateTime } from './timestamp';
@@ -20,6 +23,12 @@ export interface FileFailedJobProviderOptions {
   timezone?: string;
   /** Source of "now"; default the system clock. */
   clock?: Clock;
+  /**
+   * The `file` cache store's lock directory (`cache.stores.file.lock_path`, else its `path`), where Laravel
+   * keeps the lock every writer of the file takes; default the folder `data` beside the file, which is the
+   * skeleton's storage/framework/cache/data when the file is the default storage/framework/cache/failed-jobs.json.
+   */
+  lockDirectory?: string;
 }
 
 /** A record as the file holds it; other keys a writer added are kept on rewrite. */
@@ -34,6 +43,7 @@ export class FileFailedJobProvider implements FailedJobProvider {
   private readonly limit: number;
   private readonly timezone: string;
   private readonly clock: Clock;
+  private readonly lockDirectory: string;
 
   /** `path`: the JSON file; its folder is created when missing. */
   constructor(path: string, opts: FileFailedJobProviderOptions = {}) {
@@ -45,6 +55,7 @@ export class FileFailedJobProvider implements FailedJobProvider {
     this.path = resolve(path);
     this.limit = limit;
     this.clock = opts.clock ?? systemClock;
+    this.lockDirectory = resolve(opts.lockDirectory ?? join(dirname(this.path), 'data'));
   }
 
   /** Put the failed job first in the file and drop records beyond the limit; returns the payload uuid. */
@@ -116,9 +127,12 @@ export class FileFailedJobProvider implements FailedJobProvider {
     });
   }
 
+  // Laravel `FileFailedJobProvider::lock` (12.x): the file store's lock "laravel-failed-jobs" for 5 s,
+  // waited for up to 10 s.
   private locked<T>(work: () => Promise<T>): Promise<T> {
+    const crossProcess = () => new FileLock(this.lockDirectory, 'laravel-failed-jobs', 5).block(10, work);
     const previous = locks.get(this.path) ?? Promise.resolve();
-    const result = previous.then(work, work);
+    const result = previous.then(crossProcess, crossProcess);
     const tail = result.catch(() => undefined);
     locks.set(this.path, tail);
     void tail.then(() => {
@@ -127,7 +141,7 @@ export class FileFailedJobProvider implements FailedJobProvider {
     return result;
   }
 
-  /** The records in the file; like Laravel, a missing, empty or unreadable file counts as none. */
+  /** The records in the file; like Laravel, a missing or empty file counts as none. Anything else unreadable throws. */
   private async read(): Promise<StoredRecord[]> {
     let content: string;
     try {
@@ -140,11 +154,14 @@ export class FileFailedJobProvider implements FailedJobProvider {
     let decoded: unknown;
     try {
       decoded = phpJsonDecode(content);
-    } catch {
-      return [];
+    } catch (e) {
+      throw new UnreadableFailedJobFileError(this.path, `not JSON: ${(e as Error).message}`);
     }
-    if (!Array.isArray(decoded)) return [];
-    return decoded.filter((r): r is StoredRecord => typeof r === 'object' && r !== null && !Array.isArray(r));
+    // Laravel reads anything but an array as no records and its next write drops them; larq refuses.
+    if (!Array.isArray(decoded)) throw new UnreadableFailedJobFileError(this.path, `its JSON is ${decoded === null ? 'null' : typeof decoded}, not an array`);
+    const odd = decoded.findIndex((r) => typeof r !== 'object' || r === null || Array.isArray(r));
+    if (odd >= 0) throw new UnreadableFailedJobFileError(this.path, `entry ${odd} is not a record`);
+    return decoded as StoredRecord[];
   }
 
   private async write(records: StoredRecord[]): Promise<void> {

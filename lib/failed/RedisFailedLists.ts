@@ -57,6 +57,25 @@ export class RedisFailedLists {
   }
 
   /**
+   * Remove the failed-list entries (not quarantined ones) whose failure `recorded` (the store's records)
+   * already holds: when a store's insert landed but its reply was lost, the worker kept the job here too,
+   * and a failure has one home. Returns how many entries went.
+   */
+  async dropRecorded(recorded: readonly FailedJobRecord[]): Promise<number> {
+    const uuids = new Set(recorded.map((r) => r.uuid ?? String(r.id)));
+    let dropped = 0;
+    for (const job of await this.all()) {
+      if (job.kind === 'failed' && uuids.has(String(job.id)) && (await this.forget(job))) dropped++;
+    }
+    return dropped;
+  }
+
+  /** Remove every failed-list entry of this uuid (its failure is being retried or forgotten from the store). */
+  async forgetUuid(uuid: string): Promise<number> {
+    return this.dropRecorded([{ id: uuid, connection: '', queue: '', payload: '', exception: '', failed_at: '' }]);
+  }
+
+  /**
    * Push `payload` onto the job's queue as Laravel's push script does (RPUSH, then a notify token) and
    * remove the entry, in one MULTI: the job is in exactly one place whatever happens.
    */

@@ -40,6 +40,8 @@ export type FailedJobProviderConfig =
       path: string;
       /** Records kept; default 100. */
       limit?: number;
+      /** Where Laravel's `file` cache store keeps the file's lock; default `data` beside the file (see FileFailedJobProviderOptions). */
+      lockDirectory?: string;
     })
   | { driver: 'null' };
 
@@ -51,7 +53,7 @@ export function createFailedJobProvider(config: FailedJobProviderConfig): Failed
       if (!config.database) throw new InvalidOptionError('database', `the ${config.driver} driver needs a database connection`);
       return new DatabaseFailedJobProvider(config.database, { driver: config.driver, table: config.table, timezone: config.timezone, clock: config.clock });
     case 'file':
-      return new FileFailedJobProvider(config.path, { limit: config.limit, timezone: config.timezone, clock: config.clock });
+      return new FileFailedJobProvider(config.path, { limit: config.limit, timezone: config.timezone, clock: config.clock, lockDirectory: config.lockDirectory });
     case 'null':
       return new NullFailedJobProvider();
     default: {

@@ -2,7 +2,7 @@
 // handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
 // returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
-import { InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
+import { CommandClassMismatchError, InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
 import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
@@ -205,6 +205,9 @@ export class Handlers implements JobRunner<RedisJob> {
     if (!payload.isObjectJob) return this.runString(job, payload, attempt);
     if (payload.commandName === CLOSURE) return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
     const command = own.command();
+    // The payload's name and the object's class must agree: a handler only ever gets the class it was
+    // registered for (PHP's CallQueuedHandler would run the object's own class, not commandName's).
+    if (!sameClass(payload, command)) return this.unrunnable(job, new CommandClassMismatchError(payload.commandName!, command.className));
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
     const ctx = this.context(job, payload, attempt, command);
@@ -261,6 +264,7 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   private objectEntry(payload: JobPayload, command: PhpObject): Entry<StoredObjectHandler> | undefined {
+    if (!sameClass(payload, command)) return undefined;
     if (payload.commandName === LISTENER) return this.listeners.get(listenerClass(command));
     return this.objects.get(payload.commandName ?? command.className);
   }
@@ -289,6 +293,13 @@ export class Handlers implements JobRunner<RedisJob> {
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
     return new HandlerContext(job, payload, attempt, this.failFromHandler, command) as JobContext | ObjectJobContext;
   }
+}
+
+// data.commandName names the class of data.command, or is absent; PHP class names ignore case and a leading '\'.
+function sameClass(payload: JobPayload, command: PhpObject): boolean {
+  if (payload.commandName === null) return true;
+  const bare = (name: string) => name.replace(/^\\/, '').toLowerCase();
+  return bare(payload.commandName) === bare(command.className);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

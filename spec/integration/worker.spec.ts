@@ -92,6 +92,19 @@ describe('Worker with Node handlers on Redis', function () {
     expect(await queue.size()).to.equal(0);
   });
 
+  it('runs no handler for a job whose command object is of another class than its commandName, and fails it naming both', async function () {
+    await queue.push(ChainStep.make({ step: 1 }));
+    const forged = JSON.parse((await client.lpop(`${prefix}queues:default`))!) as { data: { commandName: string } };
+    forged.data.commandName = 'App\\Jobs\\SendWelcomeEmail';
+    await queue.pushRaw(JSON.stringify(forged));
+    const ran: string[] = [];
+    await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran.push('SendWelcomeEmail')).object('App\\Jobs\\ChainStep', () => void ran.push('ChainStep')));
+    expect(ran).to.deep.equal([]);
+    const [record] = await failed.all();
+    expect(record.exception).to.match(/^CommandClassMismatchError: .*"App\\Jobs\\SendWelcomeEmail".*"App\\Jobs\\ChainStep"/);
+    expect(await queue.size()).to.equal(0);
+  });
+
   it('fails a PHP closure job with a reason that says what it is (12.x fixture)', async function () {
     const [payload] = pushedPayloads(loadFixtures().find((f) => f.version === '12.x' && f.name === 'closure')!);
     await queue.pushRaw(payload);

@@ -49,49 +49,61 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
 
   --json      print JSON instead of a table
   --to-store  first move the failures larq kept in Redis into the failed-job store (once it can be
-              written again), where artisan's queue:failed sees them too; failed_at becomes now`,
+              written again), where artisan's queue:failed sees them too; failed_at becomes now.
+              Exits 1, saying how many, when the store refuses some: those stay in Redis`,
   options: { json: { type: 'boolean' }, 'to-store': { type: 'boolean' } },
   positionals: { min: 0, max: 0, what: 'nothing' },
   async run(p, io) {
     const config = configFor(p);
+    let refused = 0;
     const rows = failedRows(
       await withResources(async (r) => {
         const store = openFailedStore(config, r);
-        if (p.values['to-store'] === true) await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
+        if (p.values['to-store'] === true) refused = await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
         const stored = await store.all();
         try {
-          return [...stored, ...(await (await openFailedLists(config, r, io)).lists.all())];
+          const { lists } = await openFailedLists(config, r, io);
+          // A failure the store holds is listed once: a copy left in Redis (a lost store reply) goes.
+          await lists.dropRecorded(stored);
+          return [...stored, ...(await lists.all())];
         } catch (e) {
           io.err(`larq failed: the failed jobs kept in Redis could not be read: ${(e as Error).message}`);
           return stored;
         }
       }),
     );
-    if (p.values.json) return io.out(JSON.stringify(rows)), 0;
-    if (rows.length === 0) return io.out('No failed jobs found.'), 0;
+    // Failures the store refused are still listed (as kept in Redis), and the exit status says so.
+    const status = refused > 0 ? 1 : 0;
+    if (p.values.json) return io.out(JSON.stringify(rows)), status;
+    if (rows.length === 0) return io.out('No failed jobs found.'), status;
     // The Kept column only when Redis holds some: the listing is artisan's otherwise.
     const kept = rows.some((r) => r.kept !== 'store');
     const head = ['ID', 'Connection', 'Queue', 'Class', 'Failed At', ...(kept ? ['Kept'] : [])];
     const table = [head, ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at, ...(kept ? [r.kept] : [])])];
     const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
     for (const row of table) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
-    return 0;
+    return status;
   },
 };
 
 // Each failure kept in larq's failed list goes into the store, then leaves the list: a crash in between
 // leaves it in both (a uuid already in the store is then only removed from the list), never in neither.
-async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io: Io): Promise<void> {
-  let moved = 0;
+// Returns how many the store refused: they stay in Redis.
+async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io: Io): Promise<number> {
+  let moved = await lists.dropRecorded(await store.all());
+  let refused = 0;
   for (const job of await lists.all()) {
     if (job.kind !== 'failed') continue;
     try {
-      if ((await store.find(job.id)) === null) await store.log(job.connection, job.queue, job.bytes, job.exception);
+      await store.log(job.connection, job.queue, job.bytes, job.exception);
     } catch (e) {
       io.err(`larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`);
+      refused++;
       continue;
     }
     if (await lists.forget(job)) moved++;
   }
-  io.err(`Moved ${moved} failed job${moved === 1 ? '' : 's'} from Redis into the failed-job store.`);
+  const stays = refused > 0 ? `; ${refused} stay${refused === 1 ? 's' : ''} in Redis, refused by the store` : '';
+  io.err(`Moved ${moved} failed job${moved === 1 ? '' : 's'} from Redis into the failed-job store${stays}.`);
+  return refused;
 }

@@ -17,9 +17,16 @@ failed and quarantine lists in Redis. Exits 1 when none matches.`,
     const id = checkFailedJobId('forget', p.positionals[0]);
     const config = configFor(p);
     const gone = await withResources(async (r) => {
-      if (await openFailedStore(config, r).forget(id)) return true;
-      // Not in the store: maybe one larq kept in Redis (larq failed lists both).
+      const store = openFailedStore(config, r);
+      const record = await store.find(id);
       const { lists } = await openFailedLists(config, r, io);
+      // A failure in the store may have a copy in Redis too (a store reply lost after its insert): both
+      // go, the copy first, so that the failure never comes back from Redis.
+      if (record !== null) {
+        await lists.forgetUuid(record.uuid ?? String(record.id));
+        return store.forget(id);
+      }
+      // Not in the store: maybe one larq kept in Redis (larq failed lists both).
       const job = await lists.find(id);
       return job !== null && (await lists.forget(job));
     });

@@ -48,6 +48,9 @@ PHP), so a job whose deadline passed fails again at once.`,
       const lists = () => (redis ??= openFailedLists(config, resources, io).then((opened) => opened.lists));
       const all = p.positionals.includes('all');
       const everything = all || (p.positionals.length === 0 && onQueue !== undefined);
+      // A failure both in the store and in Redis (a store reply lost after its insert) is the store's:
+      // its Redis copy goes first, so no uuid is pushed twice.
+      if (everything) await (await lists()).dropRecorded(await store.all());
       const ids = everything ? [...(await store.ids(onQueue)), ...(await redisIds(await lists(), onQueue))] : [...p.positionals, ...ranged];
       if (ids.length === 0) return io.out('No failed jobs to retry.'), 0;
       let queue: RedisQueue | undefined;
@@ -63,6 +66,8 @@ PHP), so a job whose deadline passed fails again at once.`,
           status = 1;
           continue;
         }
+        // Its Redis copy, if any, goes before the push: the store's record keeps the failure meanwhile.
+        await (await lists()).forgetUuid(record.uuid ?? String(record.id));
         if (record.payloadBytes !== undefined) {
           // Bytes that are not valid UTF-8 go back exactly, only attempts rewritten (see retryBytes).
           await (await lists()).push(record.queue, retryBytes(record.payloadBytes));

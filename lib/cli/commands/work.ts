@@ -20,6 +20,7 @@ import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { printable } from '../printable';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -247,7 +248,8 @@ function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>
   // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
   // and once that it is back, so the passes' own errors are not repeated here.
   const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError';
-  worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
+  // An error's message may carry a job's name or payload text: its first line, escaped (see printable).
+  worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${printable(e.message.split('\n')[0])}`));
 }
 
 /** What a handlers module's exported function is called with: the app's queue, configuration and environment. */

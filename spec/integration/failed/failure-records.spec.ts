@@ -238,6 +238,23 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     }
   });
 
+  it('larq failed --to-store exits non-zero and says how many stay in Redis when the store refuses some', async () => {
+    const [text, bytes] = [randomUUID(), randomUUID()];
+    await client.rpush(`${prefix}queues:default`, Buffer.from(`{"uuid":"${text}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`), payloadWith(bytes, INVALID_UTF8));
+    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    await failAll(refusing);
+    expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
+
+    // The file store cannot hold bytes that are not UTF-8: it takes one and refuses the other.
+    writeEnv('file');
+    const moved = await larq('failed', '--to-store', '--json');
+    expect(moved.code).to.equal(1);
+    expect(moved.err.join('\n')).to.include(`[${bytes}] stays in Redis`);
+    expect(moved.err).to.include('Moved 1 failed job from Redis into the failed-job store; 1 stays in Redis, refused by the store.');
+    const rows = JSON.parse(moved.out.join('\n')) as { id: string; kept: string }[];
+    expect(rows.map((r) => [r.id, r.kept]).sort()).to.deep.equal([[bytes, 'redis'], [text, 'store']].sort());
+  });
+
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
     await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
     const seen: number[] = [];

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import { FakeClock } from '../../../lib/clock';
-import { InvalidOptionError, InvalidPayloadError } from '../../../lib/errors';
+import { InvalidOptionError, InvalidPayloadError, UnreadableFailedJobFileError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
 import { LARAVEL_LINES, laravelHarness, requirePhp, runPhp } from '../../support/php';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
@@ -96,11 +96,18 @@ describe('failed jobs: file store', () => {
     expect((await tz.find(id))!.failed_at_timestamp).to.equal(T0);
   });
 
-  it('treats a missing, empty or broken file as empty, like Laravel', async () => {
+  it('treats a missing or empty file as empty, like Laravel, and refuses a broken one instead of emptying it', async () => {
     expect(await store.all()).to.deep.equal([]);
-    for (const content of ['', '  \n', '{not json', '{"id":1}']) {
+    for (const content of ['', '  \n']) {
+      writeFileSync(join(dir, 'empty.json'), content);
+      expect(await new FileFailedJobProvider(join(dir, 'empty.json')).all(), JSON.stringify(content)).to.deep.equal([]);
+    }
+    for (const content of ['{not json', '{"id":1}', '[{"id":"a"}, "b"]']) {
       writeFileSync(join(dir, 'broken.json'), content);
-      expect(await new FileFailedJobProvider(join(dir, 'broken.json')).all(), JSON.stringify(content)).to.deep.equal([]);
+      const broken = new FileFailedJobProvider(join(dir, 'broken.json'));
+      const refused = await broken.log('redis', 'default', simplePayload(), 'E').then(() => null, (e: unknown) => e);
+      expect(refused, JSON.stringify(content)).to.be.instanceOf(UnreadableFailedJobFileError);
+      expect(readFileSync(join(dir, 'broken.json'), 'utf8')).to.equal(content);
     }
   });
 
@@ -122,7 +129,9 @@ describe('failed jobs: file store', () => {
     const left = await store.ids();
     expect(left).to.have.length(38);
     expect(new Set(left)).to.deep.equal(new Set(ids.slice(2)));
-    expect(readdirSync(join(dir, 'cache'))).to.deep.equal(['failed-jobs.json']);
+    // Beside the file: only the cache store's lock folder, with no lock left behind in it.
+    expect(readdirSync(join(dir, 'cache')).sort()).to.deep.equal(['data', 'failed-jobs.json']);
+    expect(readdirSync(join(dir, 'cache', 'data'), { recursive: true }).filter((f) => String(f).length === 40 + 6)).to.deep.equal([]);
   });
 
   // Issue 21 finding 8: a payload without a uuid was refused, which dropped the job; it now gets one.
