@@ -64,7 +64,7 @@ export class JobMetrics {
   private queues: string[] = [];
   private running = 0;
   private slots = 0;
-  private depthRead: { at: number; depths: Promise<QueueDepth[]> } | null = null;
+  private depthRead: Promise<QueueDepth[]> | null = null;
 
   constructor(options: JobMetricsOptions = {}) {
     const prometheus = options.prometheus ?? options.meter === undefined;
@@ -117,11 +117,14 @@ export class JobMetrics {
     return { running: this.running, slots: this.slots };
   }
 
-  /** The observed queues' depth, read once for every metric collected at about the same moment. */
+  /** The observed queues' depth: one read of Redis serves every gauge a collection asks at once. */
   depths(): Promise<QueueDepth[]> {
-    const now = Date.now();
-    if (this.depthRead === null || now - this.depthRead.at > 250) this.depthRead = { at: now, depths: this.readDepths() };
-    return this.depthRead.depths;
+    if (this.depthRead === null) {
+      this.depthRead = this.readDepths().finally(() => {
+        this.depthRead = null;
+      });
+    }
+    return this.depthRead;
   }
 
   private async readDepths(): Promise<QueueDepth[]> {

@@ -125,7 +125,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
-    const telemetry = startTelemetry(telemetryRequest({ otel: p.values.otel === true, metrics: stringFlag(p, 'metrics') }, process.env), process.env);
+    const telemetry = startTelemetry(telemetryRequest({ otel: p.values.otel === true, metrics: metricsFlag(stringFlag(p, 'metrics')) }, process.env), process.env);
     resources.add(() => telemetry.shutdown());
     const queue = await openQueue(config, connectionName, resources, io, true, telemetry.telemetry);
     const failed = openFailedStore(config, resources);
@@ -175,6 +175,14 @@ async function run(p: Parsed, io: Io): Promise<number> {
   } finally {
     await resources.close();
   }
+}
+
+// --metrics=[HOST:]PORT, checked here so a wrong one is a usage error (status 2) like every other flag.
+function metricsFlag(text: string | undefined): string | undefined {
+  if (text !== undefined && !/^(?:(?:\[[^\]]+\]|[^:]+):)?\d{1,5}$/.test(text.trim())) {
+    throw new UsageError(`larq work: --metrics must be PORT or HOST:PORT (e.g. 9464 or 127.0.0.1:9464), got "${text}"`);
+  }
+  return text;
 }
 
 // An address as a URL's host: IPv6 in brackets.
