@@ -89,14 +89,14 @@ export class RedisQueue implements ReservedJobStore {
   /** Push a job (a PHP object, an object job, or a string job); resolves to the payload's `id`. */
   async push(job: JobInput, queue?: string | null): Promise<string> {
     const id = randomJobId();
-    await scripts.push(this.client, this.keysFor(queue), payloadFor(job, this.dispatchContext(null, id)));
+    await this.send(queue, 1, (extra) => scripts.push(this.client, this.keysFor(queue), payloadFor(job, this.dispatchContext(null, id, extra))));
     return id;
   }
 
   /** Push a job to become available `delay` seconds from now (or at a date); resolves to its `id`. */
   async later(delay: number | Date, job: JobInput, queue?: string | null): Promise<string> {
     const id = randomJobId();
-    await this.laterRaw(delay, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), id)), queue);
+    await this.send(queue, 1, (extra) => this.schedule(delay, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), id, extra)), queue));
     return id;
   }
 
@@ -109,25 +109,34 @@ export class RedisQueue implements ReservedJobStore {
     const ids: string[] = [];
     const honoursDelay = this.options.laravel.atLeast('9.0');
     // Each payload is built as the MULTI takes it: an entry that throws stops the call before anything is sent.
-    await this.sendBulk(jobs.length, (i) => {
-      const id = randomJobId();
-      ids.push(id);
-      const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id), honoursDelay);
-      return delay === undefined ? payload : { payload, delay };
-    }, queue);
+    await this.send(queue, jobs.length, (extra) =>
+      this.sendBulk(jobs.length, (i) => {
+        const id = randomJobId();
+        ids.push(id);
+        const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id, extra), honoursDelay);
+        return delay === undefined ? payload : { payload, delay };
+      }, queue),
+    );
     return ids;
   }
 
   /** Push a payload string; resolves to its `id`, or null when it has none. */
   async pushRaw(payload: string, queue?: string | null): Promise<string | null> {
     await scripts.push(this.client, this.keysFor(queue), payload);
+    this.options.telemetry?.metrics?.sent(this.queueName(queue), 1);
     return this.payloadId(payload);
   }
 
   /** Schedule a payload string `delay` seconds from now (or at a date); resolves to its `id` or null. */
   async laterRaw(delay: number | Date, payload: string, queue?: string | null): Promise<string | null> {
-    await scripts.later(this.client, this.keysFor(queue), this.availableAt(delay), payload);
+    await this.schedule(delay, payload, queue);
+    this.options.telemetry?.metrics?.sent(this.queueName(queue), 1);
     return this.payloadId(payload);
+  }
+
+  // Laravel's laterRaw, without the telemetry: the delayed set takes the payload, due at `delay`.
+  private async schedule(delay: number | Date, payload: string, queue: string | null | undefined): Promise<void> {
+    await scripts.later(this.client, this.keysFor(queue), this.availableAt(delay), payload);
   }
 
   /**
@@ -140,6 +149,7 @@ export class RedisQueue implements ReservedJobStore {
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     await this.sendBulk(entries.length, (i) => entries[i], queue);
+    this.options.telemetry?.metrics?.sent(this.queueName(queue), entries.length);
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
@@ -463,8 +473,19 @@ export class RedisQueue implements ReservedJobStore {
     return this.now() + Math.trunc(delay);
   }
 
-  private dispatchContext(delay: number | null, id: string): DispatchContext {
-    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id };
+  private dispatchContext(delay: number | null, id: string, extra?: Record<string, string>): DispatchContext {
+    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id, extra };
+  }
+
+  // A push of `count` jobs built here, under the queue's telemetry: inside a `send` span whose context
+  // `push` writes into each payload (`extra`), and counted as sent once Redis took it.
+  private async send<T>(queue: string | null | undefined, count: number, push: (extra?: Record<string, string>) => Promise<T>): Promise<T> {
+    const telemetry = this.options.telemetry;
+    if (telemetry === null) return push();
+    const name = this.queueName(queue);
+    const result = telemetry.tracing ? await telemetry.tracing.send(name, count, push) : await push();
+    telemetry.metrics?.sent(name, count);
+    return result;
   }
 
   // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.

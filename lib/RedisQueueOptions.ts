@@ -6,6 +6,8 @@ import { InvalidOptionError } from './errors';
 import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { Encrypter } from './php/Encrypter';
 import { laravelPrefix } from './redis/keys';
+import { JobMetrics } from './telemetry/JobMetrics';
+import { JobTracing } from './telemetry/JobTracing';
 
 /** How to reach Redis: a URL, ioredis options, or a client the caller owns (larq never quits it). */
 export type RedisConnection = string | RedisOptions | Redis | Cluster;
@@ -41,6 +43,17 @@ export interface RedisQueueOptions {
   clock?: Clock;
   /** Encrypts and decrypts ShouldBeEncrypted commands; usually `new Encrypter(APP_KEY)`. Default none. */
   encrypter?: Encrypter | null;
+  /**
+   * Traces and metrics for this queue's pushes, and for the worker createWorker makes over it. Default
+   * none: nothing is traced or counted, and @opentelemetry/api and prom-client are never loaded.
+   */
+  telemetry?: QueueTelemetry | null;
+}
+
+/** What {@link RedisQueueOptions.telemetry} takes: a JobTracing, a JobMetrics, or both. */
+export interface QueueTelemetry {
+  tracing?: JobTracing;
+  metrics?: JobMetrics;
 }
 
 /** The options in force after validation. */
@@ -60,6 +73,7 @@ export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> 
   cluster: false,
   clock: systemClock,
   encrypter: null,
+  telemetry: null,
 });
 
 /**
@@ -138,5 +152,12 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
   if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
   if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
   if (o.encrypter !== null && !(o.encrypter instanceof Encrypter)) fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
+  if (o.telemetry !== null) {
+    const t = o.telemetry as unknown;
+    if (typeof t !== 'object' || t === null) fail('telemetry', 'must be { tracing?: JobTracing, metrics?: JobMetrics } or null');
+    const { tracing, metrics } = o.telemetry;
+    if (tracing !== undefined && !(tracing instanceof JobTracing)) fail('telemetry', 'tracing must be a JobTracing');
+    if (metrics !== undefined && !(metrics instanceof JobMetrics)) fail('telemetry', 'metrics must be a JobMetrics');
+  }
   return { ...o, laravel, prefix: o.prefix ?? laravelPrefix(o.appName, laravel.line) };
 }

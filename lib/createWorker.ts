@@ -23,14 +23,21 @@ const LARAVEL_CLASS: Record<string, string> = {
   ModelNotFoundError: 'Illuminate\\Database\\Eloquent\\ModelNotFoundException',
 };
 
-/** A Worker that runs `handlers` on jobs from `queue`; start it with `worker.daemon('high,default')`. */
+/**
+ * A Worker that runs `handlers` on jobs from `queue`; start it with `worker.daemon('high,default')`. The
+ * queue's `telemetry` (tracing, metrics) observes the worker too.
+ */
 export function createWorker(queue: RedisQueue, handlers: Handlers, options: Partial<WorkerOptions> = {}, deps: CreateWorkerDeps = {}): Worker<RedisJob> {
   const { failed, ...rest } = deps;
   const failer = failed && {
     log: (connection: string, q: string, payload: string | Buffer, e: Error) =>
       failed.log(connection, q, payload, formatException(e, { className: (err) => LARAVEL_CLASS[err.name] })),
   };
-  const worker = new Worker<RedisJob>(queue, handlers, { retryAfter: queue.options.retryAfter, ...options }, { laravel: queue.options.laravel, ...rest, failer });
+  const { tracing, metrics } = queue.options.telemetry ?? {};
+  const runner = tracing ? tracing.wrap(handlers) : handlers;
+  const worker = new Worker<RedisJob>(queue, runner, { retryAfter: queue.options.retryAfter, ...options }, { laravel: queue.options.laravel, ...rest, failer });
   handlers.bindFailer((job, error) => worker.failJob(job, error));
+  tracing?.observe(worker);
+  metrics?.observe(worker, queue);
   return worker;
 }

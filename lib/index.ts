@@ -3,7 +3,7 @@
 
 // Queues: produce, reserve, acknowledge, inspect (Laravel's RedisQueue).
 export { RedisQueue, type InspectedJob, type BulkEntry } from './RedisQueue';
-export { DEFAULT_REDIS_QUEUE_OPTIONS, reconnectOnReadOnly, type RedisQueueOptions, type RedisConnection } from './RedisQueueOptions';
+export { DEFAULT_REDIS_QUEUE_OPTIONS, reconnectOnReadOnly, type RedisQueueOptions, type RedisConnection, type QueueTelemetry } from './RedisQueueOptions';
 export { RedisJob } from './jobs/RedisJob';
 export type { JobInput, ObjectJob } from './jobs/dispatch';
 export type { LaravelLine, LaravelVersion, LaravelMajor } from './LaravelLine';
@@ -48,6 +48,11 @@ export { phpJsonEncode, phpJsonDecode, type PhpJsonEncodeOptions } from './paylo
 export { createObjectPayload, createStringPayload } from './payload/createPayload';
 export { parsePayload, retryPayload, type RetryPayloadOptions } from './payload/Payload';
 export { CALL_QUEUED_HANDLER, type JobPayload, type ObjectJobSpec, type StringJobSpec, type PayloadOptions, type BackoffSpec } from './payload/types';
+
+// Traces and metrics (optional peers: @opentelemetry/api, prom-client).
+export { JobTracing, type JobTracingOptions } from './telemetry/JobTracing';
+export { JobMetrics, type JobMetricsOptions, type PrometheusRegistry } from './telemetry/JobMetrics';
+export { serveMetrics, type MetricsServer } from './telemetry/serveMetrics';
 
 // Time and errors.
 export { FakeClock, systemClock, type Clock } from './clock';

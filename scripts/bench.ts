@@ -28,6 +28,8 @@ import { createWorker } from '../lib/createWorker';
 import { Handlers } from '../lib/handlers/Handlers';
 import { laravelJobTraits, phpClass } from '../lib/php/builder';
 import { RedisQueue } from '../lib/RedisQueue';
+import type { RedisQueueOptions } from '../lib/RedisQueueOptions';
+import { JobMetrics } from '../lib/telemetry/JobMetrics';
 import { heapMemoryUsage } from '../lib/worker/defaults';
 import { createCacheStore } from '../lib/cache';
 import { chainHooks, debouncedJobs } from '../lib/features';
@@ -284,14 +286,15 @@ async function concurrently(jobs: number, call: (i: number) => Promise<unknown>)
 
 // ---- end to end -------------------------------------------------------------------------------------
 
-const larqRow = (concurrency: number, timeout: number) =>
-  `larq worker, concurrency ${concurrency}${timeout === 60 ? '' : `, TIMEOUT ${timeout} (not the default)`}`;
+const larqRow = (concurrency: number, timeout: number, metrics = false) =>
+  `larq worker, concurrency ${concurrency}${timeout === 60 ? '' : `, TIMEOUT ${timeout} (not the default)`}${metrics ? ', with metrics (larq work --metrics)' : ''}`;
 const laravelRow = (line: PhpLine, processes: number) => `Laravel ${line} worker, ${processes} process${processes > 1 ? 'es' : ''}`;
 
 async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: number): Promise<void> {
   // As in the push section, each ratio's rows run back to back, taking turns at going first.
   await inTurn(round, () => larqWorker(port, redis, 50, 60), () => bullWorker(port, redis, 50));
   await inTurn(round, () => larqWorker(port, redis, 50, 60), () => larqWorker(port, redis, 50, 0));
+  await inTurn(round, () => larqWorker(port, redis, 50, 60), () => larqWorker(port, redis, 50, 60, N, true));
   await inTurn(round, () => larqWorker(port, redis, 50, 60), () => ceiling(port, redis));
   await inTurn(round, () => larqWorker(port, redis, 1, 60), async () => {
     for (const line of lines) await laravelWorker(port, redis, line, 1);
@@ -300,10 +303,11 @@ async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: n
   if (lines.includes('13.26')) await laravelWorker(port, redis, '13.26', 2);
 }
 
-async function larqWorker(port: number, redis: Redis, concurrency: number, timeout: number, jobs = N): Promise<void> {
+async function larqWorker(port: number, redis: Redis, concurrency: number, timeout: number, jobs = N, metrics = false): Promise<void> {
   await fresh(redis);
   await prefillLarq(port, jobs);
-  const q = await larqQueue(port);
+  // With metrics: what `larq work --metrics` records, in a prom-client Registry (nobody scrapes it here).
+  const q = await larqQueue(port, LARQ_LINE, metrics ? { telemetry: { metrics: new JobMetrics() } } : {});
   // As `larq work` wires it: the default cache store (Redis here, on its own connection) for the
   // restart and pause signals, the maintenance check, memory counted from a baseline taken now.
   const cacheConnection = new Redis({ port });
@@ -336,7 +340,7 @@ async function larqWorker(port: number, redis: Redis, concurrency: number, timeo
     if (++processed === jobs) lastDone();
   });
   let running: Promise<unknown> | undefined;
-  await timed('e2e', larqRow(concurrency, timeout), jobs, () => {
+  await timed('e2e', larqRow(concurrency, timeout, metrics), jobs, () => {
     running = worker.daemon('default');
     return Promise.race([allDone, running]);
   }, redis);
@@ -604,6 +608,13 @@ function report(): void {
     const cost = results['end-to-end: cost of timeout 60 against timeout 0 at c50 (%)'];
     console.log(`| end-to-end: cost of timeout 60 against timeout 0 at c50 | ${cost}% | < 5% ${cost < 5 ? 'ok' : 'MISSED'} |`);
   }
+  // The same with metrics recorded: what --metrics costs at c50.
+  const withMetrics = rate(larqRow(50, 60, true));
+  if (t60 !== undefined && withMetrics !== undefined) {
+    const label = 'end-to-end: cost of metrics (larq work --metrics) at c50 (%)';
+    results[label] = round((100 * (t60 - withMetrics)) / t60, 1);
+    console.log(`| end-to-end: cost of metrics at c50 | ${results[label]}% | < 5% ${results[label] < 5 ? 'ok' : 'MISSED'} |`);
+  }
   if (ceilingConfig !== undefined) console.log(`| the ceiling's configuration (searched) | ${describeCeiling(ceilingConfig)} | |`);
   if (scriptedCeilingConfig !== undefined && scriptedCeilingConfig !== ceilingConfig) console.log(`| the best atomic script's configuration | ${describeCeiling(scriptedCeilingConfig)} | |`);
   if (extra.latencyP99Ms !== undefined) console.log(`| pickup latency p99 | ${extra.latencyP99Ms} ms | < 5 ms ${extra.latencyP99Ms < 5 ? 'ok' : 'MISSED'} |`);
@@ -617,7 +628,7 @@ function report(): void {
 // ---- helpers ----------------------------------------------------------------------------------------
 
 // A larq queue on the bench's prefix, speaking the line's protocol, connected before it is returned.
-async function larqQueue(port: number, line: PhpLine = LARQ_LINE, extraOptions: { blockFor?: number } = {}): Promise<RedisQueue> {
+async function larqQueue(port: number, line: PhpLine = LARQ_LINE, extraOptions: Pick<RedisQueueOptions, 'blockFor' | 'telemetry'> = {}): Promise<RedisQueue> {
   const q = new RedisQueue({ connection: { port }, prefix: 'bench_', laravel: line as '8.83' | '13.26', retryAfter: 90, ...extraOptions });
   await q.size('default');
   return q;

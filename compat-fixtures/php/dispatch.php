@@ -12,7 +12,7 @@
 //   object-sleep [seconds] | chain | chain-queueable | string-method | string-fire | raw
 //   delayed [seconds=2] [queue] | bulk [n=3] | bulk-delayed [seconds=60] | on-queue <queue>
 //   chain-node | unique [id] [queue] | model-missing [queue] | batch [failing step] | find-batch <id>
-//   listener [queue] | closure
+//   listener [queue] | closure | traced <traceparent> [tracestate] [queue]
 
 declare(strict_types=1);
 
@@ -112,6 +112,13 @@ function larq_run_scenario(string $scenario, array $args, $bus): array
             $id = 'raw-' . bin2hex(random_bytes(8));
             $payload = ['job' => 'App\\Handlers\\RawHandler@handle', 'data' => ['raw' => true], 'id' => $id, 'attempts' => 0];
             return [[$payload['data']], Queue::pushRaw(larq_json($payload))];
+        case 'traced':
+            // A request traced by an OpenTelemetry package: the W3C context goes into every payload as
+            // top-level keys, merged the way keepsuit/laravel-opentelemetry merges them.
+            Illuminate\Queue\Queue::createPayloadUsing(fn () => array_filter(['traceparent' => $args[0], 'tracestate' => $args[1] ?? null]));
+            $job = new Jobs\SendWelcomeEmail('traced@example.com', 'Traced');
+            dispatch($job)->onQueue($args[2] ?? null);
+            return [[$job], null];
         case 'delayed':
             $job = new Jobs\SendWelcomeEmail('later@example.com', 'Later');
             Queue::later((int) ($args[0] ?? 2), $job, '', $args[1] ?? null);

@@ -24,7 +24,7 @@ namespace {
     /** What a handler knows about the queue job running it, for its record. */
     function larq_job_fields(?Illuminate\Contracts\Queue\Job $job): array
     {
-        return [
+        $fields = [
             'attempts' => $job?->attempts(),
             'queue' => $job?->getQueue(),
             'connection' => $job?->getConnectionName(),
@@ -32,6 +32,14 @@ namespace {
             'uuid' => $job?->uuid(),
             'name' => $job?->resolveName(),
         ];
+        // The W3C trace context the OpenTelemetry packages' worker would extract from the payload.
+        $payload = $job?->payload() ?? [];
+        foreach (['traceparent', 'tracestate'] as $key) {
+            if (isset($payload[$key])) {
+                $fields[$key] = $payload[$key];
+            }
+        }
+        return $fields;
     }
 
     /** Records a command's handle() call: the command as it arrived, the queue job that ran it. */

@@ -39,6 +39,8 @@ export interface DispatchContext {
   delay?: number | null;
   /** The Redis job id to write (the queue draws it, so it knows the id without reading the payload back). */
   id?: string;
+  /** Keys the queue adds to every payload (a trace context), before the job's own `extra`. */
+  extra?: Record<string, unknown>;
 }
 
 /** Build the payload string for a job, as the peers' Laravel line writes it. */
@@ -49,7 +51,7 @@ export function payloadFor(input: JobInput, ctx: DispatchContext): string {
 // `live`: the command's live values when the caller has read them already (bulk reads `delay` first).
 function payloadWith(input: JobInput, ctx: DispatchContext, live?: LiveValues): string {
   if (input instanceof PhpObject) return objectPayload({ command: input }, ctx, live);
-  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, id: ctx.id });
+  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, id: ctx.id, extra: ctx.extra });
   if (input && input.command instanceof PhpObject) return objectPayload(input, ctx, live);
   throw new InvalidOptionError('job', 'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }');
 }
@@ -111,8 +113,14 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues)
       batchId: stringOf(live.batchId),
     },
     command,
-    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: job.extra, id: ctx.id },
+    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: mergedExtra(ctx.extra, job.extra), id: ctx.id },
   );
+}
+
+// The queue's keys first, then the job's, as a createPayloadArray hook's keys come before those that
+// Laravel's createPayloadUsing callbacks merge (Laravel `Queue::createPayload`, 11.x-13.x).
+function mergedExtra(queue: Record<string, unknown> | undefined, job: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return queue === undefined ? job : job === undefined ? queue : { ...queue, ...job };
 }
 
 function pick<T>(given: T | undefined, fromCommand: T): T {

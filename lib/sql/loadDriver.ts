@@ -10,8 +10,14 @@ export function loadDriver<T>(pkg: string, feature: string): T {
     const err = e as NodeJS.ErrnoException;
     // Only the package itself being absent; an error inside it (a broken native build) is passed on.
     if (err.code === 'MODULE_NOT_FOUND' && typeof err.message === 'string' && err.message.includes(`'${pkg}'`)) {
-      throw new MissingDependencyError(pkg.split('/')[0], feature, { cause: e });
+      throw new MissingDependencyError(packageOf(pkg), feature, { cause: e });
     }
     throw e;
   }
+}
+
+// The package a module path belongs to: `pg`, `mysql2/promise` -> `mysql2`, `@opentelemetry/api` as it is.
+function packageOf(path: string): string {
+  const parts = path.split('/');
+  return parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }

@@ -140,6 +140,9 @@ export interface WorkerRecord {
   pid: number;
   /** The command ($this) as the handler got it, or a string job's data. */
   description: PhpDescribed;
+  /** The payload's W3C trace context, when it carries one. */
+  traceparent?: string;
+  tracestate?: string;
   /** Only for hook "failed". */
   exception?: { class: string; message: string };
 }

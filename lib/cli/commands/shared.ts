@@ -6,7 +6,7 @@ import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
-import { reconnectDelay, reconnectOnReadOnly } from '../../RedisQueueOptions';
+import { reconnectDelay, reconnectOnReadOnly, type QueueTelemetry } from '../../RedisQueueOptions';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -105,9 +105,9 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
 }
 
 /** The app's Redis queue under the connection name `connectionName`. */
-export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false): Promise<RedisQueue> {
+export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false, telemetry: QueueTelemetry | null = null): Promise<RedisQueue> {
   const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls });
-  const queue = new RedisQueue({ ...config.queue, connection: client, connectionName });
+  const queue = new RedisQueue({ ...config.queue, connection: client, connectionName, telemetry });
   resources.add(() => queue.close());
   return queue;
 }

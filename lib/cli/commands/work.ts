@@ -21,6 +21,7 @@ import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
+import { startTelemetry, telemetryRequest } from '../telemetry';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -59,6 +60,10 @@ reason and uuid go to stderr). Chains and batches continue as Laravel's worker c
   -v, --verbose         show each job's id, connection and queue, and memory in use
   --json                one JSON object per job event, as queue:work --json prints them
   -q, --quiet           print nothing but errors
+  --metrics=[HOST:]PORT serve Prometheus metrics at http://HOST:PORT/metrics (needs prom-client)
+  --otel                start the OpenTelemetry SDK: a span per job and per push, exported as the
+                        OTEL_* variables say (needs @opentelemetry/sdk-node; also on when
+                        OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set)
 
 SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
 with status 1). SIGUSR2 pauses, SIGCONT resumes. larq restart (or php artisan queue:restart) makes the
@@ -89,6 +94,8 @@ export const work: Command = {
     verbose: { type: 'boolean', short: 'v' },
     json: { type: 'boolean' },
     'unknown-jobs': { type: 'string' },
+    metrics: { type: 'string' },
+    otel: { type: 'boolean' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -119,7 +126,9 @@ async function run(p: Parsed, io: Io): Promise<number> {
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
-    const queue = await openQueue(config, connectionName, resources, io, true);
+    const telemetry = startTelemetry(telemetryRequest({ otel: p.values.otel === true, metrics: metricsFlag(stringFlag(p, 'metrics')) }, process.env), process.env);
+    resources.add(() => telemetry.shutdown());
+    const queue = await openQueue(config, connectionName, resources, io, true, telemetry.telemetry);
     const failed = openFailedStore(config, resources);
     const cache = await openCache(config, resources, io, true);
     await checkStores(config, failed, cache);
@@ -137,10 +146,14 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const json = p.values.json === true;
     const output = new WorkOutput(io, { timezone: config.timezone, json, verbose: p.values.verbose === true, colors: !json && wantsColors(), width: terminalWidth() });
     reportErrors(worker, io, output.attach(worker, quiet));
+    const metricsServer = await telemetry.serve();
+    if (metricsServer) resources.add(() => metricsServer.close());
     if (!quiet && !json) {
       const rows = workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency });
       rows.push(['Memory', options.memory > 0 ? `stops (status 12) ${options.memory} MB above the ${Math.round(baseline / 1024 / 1024)} MB in use at start` : 'no limit (--memory=0)']);
       rows.push(['Maintenance', maintenance ? `paused while the app is down (${maintenance.describe})` : 'works while the app is down (--force)']);
+      if (metricsServer) rows.push(['Metrics', `http://${hostForUrl(metricsServer.address.address)}:${metricsServer.address.port}/metrics`]);
+      if (telemetry.telemetry?.tracing) rows.push(['Traces', 'OpenTelemetry SDK started from the OTEL_* variables']);
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
@@ -163,6 +176,19 @@ async function run(p: Parsed, io: Io): Promise<number> {
   } finally {
     await resources.close();
   }
+}
+
+// --metrics=[HOST:]PORT, checked here so a wrong one is a usage error (status 2) like every other flag.
+function metricsFlag(text: string | undefined): string | undefined {
+  if (text !== undefined && !/^(?:(?:\[[^\]]+\]|[^:]+):)?\d{1,5}$/.test(text.trim())) {
+    throw new UsageError(`larq work: --metrics must be PORT or HOST:PORT (e.g. 9464 or 127.0.0.1:9464), got "${text}"`);
+  }
+  return text;
+}
+
+// An address as a URL's host: IPv6 in brackets.
+function hostForUrl(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
 }
 
 // What happens to a handler that ignores its timeout, said once at start-up so an operator knows why the
