@@ -280,7 +280,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(this.options.sleep);
         return null;
       }
-      const attempt = new Attempt(job, this.refused, false); // --once has no timeout, as in Laravel
+      const attempt = new Attempt(job, this.refused); // --once has no timeout, as in Laravel
       await this.process(attempt).catch((e: unknown) => this.reportJobException(attempt, e));
       return job;
     } finally {
@@ -406,7 +406,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     // cache reads, the migrations and the pop) in one round trip instead of two: the checks take the reads
     // the previous checks started (CacheSignals' read-ahead).
     const concurrent = this.options.concurrency > 1;
-    const attempt = new Attempt(job, this.refused, limit > 0, true);
+    const attempt = new Attempt(job, this.refused, { mayDeferFinalDelete: true });
     const key = concurrent ? jobKey(job) : undefined;
     if (key !== undefined) this.handlersRunning.set(key, attempt);
     this.slots.add(attempt);
@@ -526,9 +526,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     attempt.hungAtMs = this.clock.nowMs() + this.options.timeoutGraceSeconds * 1000;
     this.deadlines.wakeBy(attempt.hungAtMs);
     try {
-      await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
-      await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
-      if (job.shouldFailOnTimeout()) await this.failUnfenced(job, error);
+      // A job already failed in this attempt (before it ran, or by its handler) is not failed again.
+      if (!job.hasFailed()) {
+        await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
+        await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
+        if (job.shouldFailOnTimeout()) await this.failUnfenced(job, error);
+      }
     } catch (e) {
       this.report(e);
     }
@@ -588,6 +591,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private async stopWorker(result: WorkerStopResult): Promise<WorkerStopResult> {
     // Let the jobs in flight finish (a timed-out one is over already), within shutdownGraceSeconds.
     await this.slots.drain(this.options.shutdownGraceSeconds, this.sleepImpl);
+    // A handler that hung while the worker drained ends it as if the hang came first: status 1, for the
+    // supervisor and the operator to see, whatever stop (a signal, maxTime...) began the drain.
+    if (this.timedOutStop) result = { status: EXIT_ERROR, reason: 'timed_out' };
     this.events.emit('WorkerStopping', {
       ...result,
       options: this.options,

@@ -76,18 +76,17 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
 
   /**
    * @param onRefused told about each refused side effect (the worker reports it)
-   * @param canTimeOut whether a timeout may end this attempt; without one the attempt can only end after
-   *   its handler, so the runner gets the job itself rather than a proxy
-   * @param mayDeferFinalDelete whether the runner may hand over its final delete
+   * @param options.mayDeferFinalDelete whether the runner may hand over its final delete
    */
   constructor(
     readonly job: J,
     private readonly onRefused?: RefusalListener<J>,
-    canTimeOut = true,
-    mayDeferFinalDelete = false,
+    options: { mayDeferFinalDelete?: boolean } = {},
   ) {
-    this.guarded = canTimeOut ? guard(job, this) : job;
-    if (mayDeferFinalDelete) this.deferFinalDelete = keepFinalDelete;
+    // Fenced whatever the timeout: an attempt also ends when its handler returns, and a stray callback
+    // that releases the job after that must not put a finished job back.
+    this.guarded = guard(job, this);
+    if (options.mayDeferFinalDelete) this.deferFinalDelete = keepFinalDelete;
   }
 
   /** Where the attempt stands. */

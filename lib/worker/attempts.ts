@@ -39,7 +39,7 @@ export async function failAsAlreadyExceeded<J extends WorkerJob>(ctx: AttemptCon
 export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number, error: Error): Promise<void> {
   const maxTries = job.maxTries() ?? optionMaxTries;
   const retryUntil = job.retryUntil();
-  // Both checks run, as in Laravel; failing twice is harmless because fail stops at a deleted job.
+  // Both checks run, as in Laravel; failing twice is harmless because fail stops at a job already failed.
   if (truthy(retryUntil) && retryUntil <= ctx.now()) await ctx.fail(job, error);
   if (!truthy(retryUntil) && maxTries > 0 && job.attempts() >= maxTries) await ctx.fail(job, error);
 }

@@ -113,6 +113,9 @@ function withinLimit<T>(work: Promise<T>, ms: number): Promise<T> {
  * Mark the job failed; unless it is already deleted: record the failure (connection, bare queue, original
  * payload bytes, exception), delete the reservation only once the record is written, call the runner's
  * failed hook (an error there is reported, not fatal), and fire JobFailed even if the delete threw.
+ * A job already marked failed is not failed again: one attempt (one popped job) fails once, however many
+ * rules fire in it and wherever its first failure ended up (Laravel's Job::fail reaches the same through
+ * isDeleted, as it deletes before anything else).
  */
 export async function failJob<J extends WorkerJob>(
   job: J,
@@ -121,6 +124,7 @@ export async function failJob<J extends WorkerJob>(
   recorder: FailureRecorder,
   out: FailureReporting<J>,
 ): Promise<void> {
+  if (job.hasFailed()) return;
   const exception = error ?? new ManuallyFailedError(job);
   job.markAsFailed();
   if (job.isDeleted()) return;

@@ -82,7 +82,7 @@ describe('Handlers: the context a handler gets', () => {
       const { store, calls } = storeLog();
       const payload = payloadFor(Invoice.make({ n: 7 }), { line: 8, clock: systemClock, delay: null, id: 'job-id-1' });
       const job = new RedisJob(store, payload, payload.replace('"attempts":0', '"attempts":1'), 'redis', 'billing');
-      const timed = new Attempt(job, undefined, true);
+      const timed = new Attempt(job);
       timed.start();
       // What the runner reads through the job it is given (the attempt's fenced job).
       const reads: string[] = [];
