@@ -2,7 +2,7 @@
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
-import { InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
+import { BulkPartlyPushedError, InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
@@ -101,9 +101,9 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
-   * Push many jobs in one round trip, atomically; a job object whose `delay` property is set goes to the
-   * delayed set, as Laravel 9+ does (Laravel 8's bulk ignores the delay and pushes it for now, and so does
-   * this with `laravel: 8`). Resolves to the ids in order.
+   * Push many jobs in one round trip, in one MULTI (see bulkRaw for what an error means); a job object
+   * whose `delay` property is set goes to the delayed set, as Laravel 9+ does (Laravel 8's bulk ignores the
+   * delay and pushes it for now, and so does this with `laravel: 8`). Resolves to the ids in order.
    */
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
@@ -135,27 +135,37 @@ export class RedisQueue implements ReservedJobStore {
    * batch. Laravel runs its push script once per job; here each run of consecutive pushes goes out as
    * one RPUSH of the payloads and one RPUSH of as many notify tokens, which leaves the lists exactly as
    * those push scripts would (same items, same order). A delayed entry is a ZADD in its place in the
-   * order, which is what Laravel's later script runs. All of it runs or none of it: when the connection
-   * closes before EXEC's reply, the call rejects with UnconfirmedWriteError and is not sent again.
+   * order, which is what Laravel's later script runs. When the connection closes before EXEC's reply, the
+   * call rejects with UnconfirmedWriteError (all of it ran or none) and is not sent again. When a command
+   * fails while EXEC runs (a key of the wrong type), Redis still runs the others, as under Laravel's bulk:
+   * the call rejects with BulkPartlyPushedError, whose `landed` and `notLanded` are indexes of the entries.
+   * Any other error: nothing ran.
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     await this.sendBulk(entries.length, (i) => entries[i], queue);
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
-  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing.
+  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing. A
+  // command that fails while EXEC runs leaves the others done (Laravel's bulk, one MULTI, does the same):
+  // the error then names the entries that landed.
   private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
     if (count === 0) return;
     const keys = this.keysFor(queue);
     const what = `the bulk push to ${keys.queue}`;
     const tx = new BulkTransaction(this.client, what);
+    // The entries each command carries, in the order sent (none for a run's notify tokens).
+    const carried: number[][] = [];
     let run: EncodedCommand | null = null;
+    let runEntries: number[] = [];
     // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens.
     const endRun = (): void => {
       if (run === null) return;
       tx.send(run);
       tx.send(new EncodedCommand('rpush', keys.notify, run.size * 8, what).addRepeated('1', run.size));
+      carried.push(runEntries, []);
       run = null;
+      runEntries = [];
     };
     for (let i = 0; i < count; i++) {
       const e = entryAt(i);
@@ -165,14 +175,22 @@ export class RedisQueue implements ReservedJobStore {
         if (run !== null && !run.fits(payload)) endRun();
         run ??= new EncodedCommand('rpush', keys.queue, BULK_COMMAND_BYTES, what);
         run.add(payload);
+        runEntries.push(i);
         if (run.size === BULK_CHUNK) endRun();
       } else {
         endRun();
         tx.send(new AtMostOnceCommand('zadd', [keys.delayed, this.availableAt(e.delay), e.payload], { what }));
+        carried.push([i]);
       }
     }
     endRun();
-    await tx.exec();
+    const errors = await tx.exec();
+    const firstError = errors.find((e) => e !== null);
+    if (firstError == null) return;
+    const landed: number[] = [];
+    const notLanded: number[] = [];
+    carried.forEach((entries, c) => (errors[c] === null ? landed : notLanded).push(...entries));
+    throw new BulkPartlyPushedError(what, landed, notLanded, firstError);
   }
 
   /**

@@ -69,6 +69,7 @@ export {
   PhpOnlyJobError,
   CacheValueError,
   UnconfirmedWriteError,
+  BulkPartlyPushedError,
   RedisUnavailableError,
   PhpEnumCaseError,
   FailedJobNotRecordedError,
