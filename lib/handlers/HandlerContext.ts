@@ -4,7 +4,6 @@
 // attempt first: once the attempt is over (its timeout fired), a late release, delete or fail is refused
 // and reported, never run.
 import type { JobAttempt } from '../jobs/contracts';
-import { unguarded } from '../worker/Attempt';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
@@ -33,11 +32,10 @@ export class HandlerContext implements Omit<ObjectJobContext, 'command'> {
     failJob: FailJob,
     command?: PhpObject,
   ) {
-    const own = unguarded(job); // reads skip the proxy of a timed attempt's job
-    this.attempts = own.attempts();
-    this.uuid = own.uuid();
-    this.id = own.getJobId();
-    this.queue = own.getQueue();
+    this.attempts = job.attempts();
+    this.uuid = job.uuid();
+    this.id = job.getJobId();
+    this.queue = job.getQueue();
     this.#attempt = attempt;
     this.#failJob = failJob;
     // a string job's context has no `command` key at all

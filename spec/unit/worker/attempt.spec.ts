@@ -1,7 +1,7 @@
 // Attempt makes its AbortController only when the handler reads `signal`; an abort that comes first
 // must still be seen, with its reason, by a handler that reads the signal afterwards.
 import { expect } from 'chai';
-import { Attempt, unguarded } from '../../../lib/worker/Attempt';
+import { Attempt } from '../../../lib/worker/Attempt';
 import type { WorkerJob } from '../../../lib/jobs/contracts';
 
 const job = {} as WorkerJob;
@@ -53,11 +53,6 @@ describe('Attempt: the fence around delete and release', () => {
     await guarded.release();
     expect(calls).to.deep.equal([]);
     expect(refused).to.deep.equal(['release processed']);
-  });
-
-  it('unguarded() gives the job behind the fence, and any other job as it is', () => {
-    expect(unguarded(new Attempt(real).guarded)).to.equal(real);
-    expect(unguarded(real)).to.equal(real);
   });
 
   it('refuses delete and release once a job that can time out has timed out, and reports each refusal', async () => {
@@ -127,7 +122,7 @@ describe('Attempt: the tail a runner hands over', () => {
     let second = false;
     flight.deferFinalDelete!(Promise.resolve());
     flight.deferFinalDelete!(new Promise<void>((r) => setTimeout(() => r(void (second = true)), 5)));
-    await flight.finalDelete;
+    await flight.pendingFinalDelete;
     expect(second).to.equal(true);
   });
 
@@ -140,7 +135,7 @@ describe('Attempt: the tail a runner hands over', () => {
       flight.deferFinalDelete!(Promise.reject(new Error('ZREM failed')));
       await new Promise((r) => setTimeout(r, 10)); // the runner goes on for a while
       expect(unhandled).to.deep.equal([]);
-      const thrown = await flight.finalDelete!.catch((e: unknown) => e);
+      const thrown = await flight.pendingFinalDelete!.catch((e: unknown) => e);
       expect((thrown as Error).message).to.equal('ZREM failed');
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -132,13 +132,13 @@ describe('PopBudget: pops bounded by payload bytes (finding 11)', () => {
     expect(budget.limit(10, 0, 0)).to.equal(0); // at the limit: nothing more
   });
 
-  it('two polling loops never pop for the same memory: a pop on its way counts as the jobs it may bring', async () => {
+  it('pops never take more jobs than the memory left holds, at concurrency 20', async () => {
     // Memory in use modelled from the events (a base plus four copies of every payload popped and not yet
     // attempted), so the count does not depend on when V8 collects garbage. 2 MB hold two such jobs, not three.
     const payload = 'x'.repeat(200_000);
     const h = harness({ options: { concurrency: 20, stopWhenEmpty: true, memory: 2, timeout: 0 }, popMany: true });
     const popMany = h.queue.popMany!;
-    // Each pop takes a real moment, as a round trip to Redis does: the other loop's pass may come meanwhile.
+    // Each pop takes a real moment, as a round trip to Redis does.
     h.queue.popMany = async (queue, index, count) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return popMany(queue, index, count);

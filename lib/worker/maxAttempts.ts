@@ -1,4 +1,5 @@
-// Laravel's max-attempts and maxExceptions rules (spec §10.11, §10.12), the decisions that fail a job
+// Laravel's max-attempts and maxExceptions rules (Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts,
+// markJobAsFailedIfWillExceedMaxAttempts, markJobAsFailedIfWillExceedMaxExceptions, 13.x): the decisions that fail a job
 // before it runs, after it threw, or when it timed out.
 import { countJobException, forgetJobExceptions } from '../cache/signals';
 import { MaxAttemptsExceededError } from '../errors';
