@@ -28,10 +28,10 @@
 // acknowledgement instead of a round trip after it.
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
-import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, RedisUnavailableError, TimeoutExceededError } from './errors';
-import { LaravelRelease, type LaravelVersion } from './LaravelLine';
-import { type JobEvent, toError, TypedEmitter, type WorkerEvent, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
-import type { AttemptAction, FailedJobLogger, JobRunner, WorkerCache, WorkerJob, WorkerQueue } from './jobs/contracts';
+import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
+import { LaravelRelease } from './LaravelLine';
+import { type JobEvent, toError, TypedEmitter, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
+import type { AttemptAction, JobRunner, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { Attempt, attemptOf } from './worker/Attempt';
 import { CacheSignals } from './worker/CacheSignals';
 import { heapMemoryUsage, timerSleep } from './worker/defaults';
@@ -40,10 +40,13 @@ import { Heartbeat } from './worker/heartbeat';
 import { JobTimeouts } from './worker/JobTimeouts';
 import { causedByLostConnection } from './worker/lostConnection';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/maxAttempts';
+import { NextJobs, where } from './worker/NextJobs';
 import { PopBudget } from './worker/PopBudget';
 import { listenForSignals } from './worker/signals';
 import { Slots } from './worker/Slots';
-import { resolveWorkerOptions, type WorkerOptions } from './WorkerOptions';
+import { resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
+
+export type { WorkerDeps } from './WorkerOptions';
 
 /** `queue:work` exit statuses (Laravel's EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT). */
 export const EXIT_SUCCESS = 0;
@@ -52,24 +55,6 @@ export const EXIT_MEMORY_LIMIT = 12;
 
 /** Seconds between stop checks while every slot is busy. */
 export const STOP_CHECK_SECONDS = 1;
-
-/** What a Worker may be given besides its queue and runner; everything is optional. */
-export interface WorkerDeps {
-  /** Laravel's default cache store, any CacheStore: restart and pause signals, maxExceptions counters. */
-  cache?: WorkerCache;
-  /** Where failed jobs are recorded; without it they are not (like a worker with no JobFailed listener). */
-  failer?: FailedJobLogger;
-  /** The time source (FakeClock in specs). */
-  clock?: Clock;
-  /** Memory in use, in bytes, compared with `memory` megabytes; default: heapMemoryUsage (V8 heap + buffers). */
-  memoryUsage?: () => number;
-  /** Resolve after `ms`, or as soon as `signal` aborts; default: a timer. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Laravel's isDownForMaintenance: while true (and `force` is off) the daemon takes no jobs. */
-  isDownForMaintenance?: () => boolean | Promise<boolean>;
-  /** The PHP side's Laravel version: which cache signals exist (13.25+ global pause). Default 13; createWorker: the queue's. */
-  laravel?: LaravelVersion | LaravelRelease;
-}
 
 const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = { memory: EXIT_MEMORY_LIMIT, timed_out: EXIT_ERROR };
 
@@ -87,11 +72,10 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly popBudget: PopBudget;
   private readonly recorder: FailureRecorder;
   private readonly cacheSignals: CacheSignals;
+  private readonly nextJobs: NextJobs<J>;
   // The attempts whose handlers have not settled, by job identity (uuid, else the raw payload): a job
   // popped again while its key is here is not started.
   private readonly handlersRunning = new Map<string, Attempt<J>>();
-  // The queues found paused by the last pass, to tell WorkerQueuePaused/Resumed transitions.
-  private lastPaused = new Set<string>();
   private running = false;
   private paused = false;
   private shouldQuit = false;
@@ -102,7 +86,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private stopping = new AbortController();
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
-  private passes = 0;
   private readonly refused = (attempt: Attempt<J>, action: AttemptAction): void => this.refuse(attempt, action);
 
   constructor(
@@ -126,6 +109,14 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     const laravel = LaravelRelease.of(deps.laravel ?? 13);
     this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), { laravel, clock: this.clock, readAhead: true });
+    this.nextJobs = new NextJobs({
+      queue,
+      events: this.events,
+      cacheSignals: this.cacheSignals,
+      rotateQueues: this.options.rotateQueues,
+      report: (e) => this.reportAndCheckConnection(e),
+      sleep: (seconds) => this.sleep(seconds),
+    });
     this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failJobByRule(job, e) };
   }
 
@@ -157,7 +148,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     try {
       await this.cacheSignals.start();
       const startedAt = this.clock.nowMs();
-      this.events.emit('WorkerStarting', { ...this.where(list), options: this.options });
+      this.events.emit('WorkerStarting', { ...where(this.queue, list), options: this.options });
       for (;;) {
         let found = true;
         try {
@@ -195,12 +186,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       }
       limit = this.popLimit();
       if (limit > 0) {
-        const jobs = await this.getNextJob(list, limit);
+        const jobs = await this.nextJobs.pop(list, limit);
         if (jobs.length > 0) this.popBudget.record(jobs.map(payloadSize));
         for (const job of jobs) if (!this.alreadyRunning(job)) this.runJob(job);
         found = jobs.length > 0;
         if (!found) {
-          this.events.emit('WorkerIdle', { ...this.where(list), options: this.options });
+          this.events.emit('WorkerIdle', { ...where(this.queue, list), options: this.options });
           await this.sleep(this.options.sleep);
         }
       }
@@ -233,7 +224,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(this.options.sleep);
         return null;
       }
-      const [job] = await this.getNextJob(list, 1);
+      const [job] = await this.nextJobs.pop(list, 1);
       if (job === undefined) {
         await this.sleep(this.options.sleep);
         return null;
@@ -296,47 +287,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private async daemonShouldRun(list: readonly string[]): Promise<boolean> {
     if (!this.options.force && (await this.isDownForMaintenance())) return false;
     if (this.paused) return false;
-    this.events.emit('Looping', this.where(list));
+    this.events.emit('Looping', where(this.queue, list));
     return true;
-  }
-
-  // Laravel's Worker::getNextJob, for up to `limit` jobs: the first queue (strict priority, or rotated)
-  // that is not paused and yields anything wins the pass. Failures are reported, never thrown.
-  private async getNextJob(list: readonly string[], limit: number): Promise<J[]> {
-    try {
-      this.events.emit('JobPopping', this.where(list));
-      const order = this.passOrder(list);
-      const paused = await this.pausedQueues(order);
-      for (const [index, name] of order.entries()) {
-        if (paused.has(name)) continue;
-        // popMany even for one job: its migrations and pop travel in one round trip instead of three.
-        const jobs = this.queue.popMany
-          ? await this.queue.popMany(name, index, limit, (e) => this.reportAndCheckConnection(e))
-          : nonNull(await this.queue.pop(name, index));
-        if (jobs.length === 0) continue;
-        if (this.listens('JobPopped')) for (const job of jobs) this.events.emit('JobPopped', this.jobEvent(job));
-        return jobs;
-      }
-      return [];
-    } catch (e) {
-      this.reportAndCheckConnection(e);
-      // Laravel's breath after a failed pop. A pop refused as RedisUnavailableError has just waited for the
-      // lost connection (whenConnected), which ends the moment it is back: that wait was the breath.
-      if (!(e instanceof RedisUnavailableError)) await this.sleep(1);
-      return [];
-    }
-  }
-
-  // Laravel 13's getPausedQueues and raisePausedQueueEvents: which queues of the list are paused now, each
-  // read once per pass, with an event for every queue that became paused or stopped being paused.
-  private async pausedQueues(order: readonly string[]): Promise<Set<string>> {
-    const connection = this.queue.connectionName;
-    const states = await Promise.all(order.map((name) => this.cacheSignals.isPaused(connection, name)));
-    const paused = new Set(order.filter((_, i) => states[i]));
-    for (const name of paused) if (!this.lastPaused.has(name)) this.events.emit('WorkerQueuePaused', { connectionName: connection, queue: name });
-    for (const name of this.lastPaused) if (!paused.has(name)) this.events.emit('WorkerQueueResumed', { connectionName: connection, queue: name });
-    this.lastPaused = paused;
-    return paused;
   }
 
   // A job whose earlier attempt still runs here (it outlived retry_after, was taken back to the queue and
@@ -532,12 +484,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return this.popBudget.limit(byCount, this.slots.unfinishedCount, 0);
   }
 
-  private passOrder(list: readonly string[]): readonly string[] {
-    if (!this.options.rotateQueues || list.length < 2) return list;
-    const start = this.passes++ % list.length;
-    return [...list.slice(start), ...list.slice(0, start)];
-  }
-
   // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
   private memoryExceeded(): boolean {
     return this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
@@ -595,10 +541,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     if (seconds > 0 && !this.stopping.signal.aborted) await this.sleepImpl(seconds * 1000, this.stopping.signal);
   }
 
-  private where(list: readonly string[]): WorkerEvent {
-    return { connectionName: this.queue.connectionName, queue: list.join(',') };
-  }
-
   // The per-job events are built only when someone listens.
   private listens(name: keyof WorkerEvents<J> & string): boolean {
     return this.events.listenerCount(name) > 0;
@@ -614,10 +556,6 @@ function queueList(queues: string[] | string): string[] {
   const list = typeof queues === 'string' ? queues.split(',') : [...queues];
   if (list.length === 0) throw new InvalidOptionError('queues', 'must name at least one queue');
   return list;
-}
-
-function nonNull<T>(value: T | null): T[] {
-  return value === null ? [] : [value];
 }
 
 // What makes two reservations the same job: its uuid, else (a raw job pushed by another producer) its
