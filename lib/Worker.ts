@@ -10,17 +10,9 @@
 // timed out, each reached once; every side effect of the attempt is fenced, and once it is over, whatever
 // the handler does late is refused and reported.
 //
-// Timeouts, the Node way (worker/JobTimeouts): a job's limit is its payload `timeout`, else
-// `options.timeout` (0: none). When it expires larq does what Laravel's SIGALRM handler does
-// (Worker::registerTimeoutHandler: fail the job if this was its last try or exception, or if it has
-// failOnTimeout; fire JobTimedOut) and aborts the handler's AbortSignal. The job is otherwise neither
-// released nor deleted: it stays reserved until `retry_after`, then comes back with one more attempt,
-// which is what Redis shows after Laravel kills its worker. The slot stays occupied until the handler
-// really settles. A handler still running `timeoutGraceSeconds` after its timeout is hung: by default
-// (onHungHandler 'stop') the worker then does what Laravel's killed worker amounts to: it takes no more
-// jobs, lets the other slots finish and ends with status 1, reason `timed_out`, whatever stop came first.
-// With onTimeout 'stop' it ends so at the timeout itself, as Laravel does. `runNextJob` (`--once`) has no
-// timeout, as in Laravel.
+// Timeouts (worker/JobTimeouts): when a job's timeout expires the worker does what Laravel's timeout
+// handler does before it kills the worker (jobTimedOut), and leaves the job reserved; a handler still
+// running `timeoutGraceSeconds` later is hung, and by default ends the worker with status 1 (handlerHung).
 //
 // The stop and pause checks take the cache reads the checks before them started (CacheSignals' read-ahead),
 // never one started more than PREFETCH_FRESH_MS before: a `queue:restart` or `queue:pause` may be seen

@@ -1,8 +1,19 @@
-// The job timeouts and the hung-handler grace after them: Laravel arms a SIGALRM per job
-// (Worker::registerTimeoutHandler, 13.x) and the alarm kills the worker; Node cannot pre-empt a promise,
-// so larq times the attempt out instead and gives its handler `graceSeconds` to settle before it counts
-// as hung. Like BullMQ's lock manager (trackJob/untrackJob), this duty keeps its own list of the attempts
-// it watches, and one timer (Deadlines) for all of them, armed for the earliest due time.
+// The job timeouts and the hung-handler grace after them. Laravel arms a SIGALRM per job
+// (Worker::registerTimeoutHandler, 13.x): a job's limit is its payload `timeout`, else the `timeout`
+// option (0: none); when it expires the handler fails the job if this was its last try or exception, or
+// if it has failOnTimeout, fires JobTimedOut and kills the worker. The job is neither released nor
+// deleted: it stays reserved until `retry_after` and comes back with one more attempt.
+//
+// Node cannot pre-empt a promise, so larq times the attempt out instead (the same fail decisions and
+// event, the job left reserved, the handler's AbortSignal aborted), and the slot stays occupied until the
+// handler really settles. A handler still running `graceSeconds` after its timeout is hung: by default
+// (onHungHandler 'stop') the worker then does what Laravel's killed worker amounts to: it takes no more
+// jobs, lets the other slots finish and ends with status 1, reason `timed_out`, whatever stop came first.
+// With onTimeout 'stop' it ends so at the timeout itself, as Laravel does. `runNextJob` (`--once`) has
+// no timeout, as in Laravel.
+//
+// Like BullMQ's lock manager (trackJob/untrackJob), this duty keeps its own list of the attempts it
+// watches, and one timer (Deadlines) for all of them, armed for the earliest due time.
 import type { Clock } from '../clock';
 import type { WorkerJob } from '../jobs/contracts';
 import type { Attempt } from './Attempt';
