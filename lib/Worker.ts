@@ -473,7 +473,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private popLimit(): number {
     const free = this.slots.free;
     const byCount = this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed)) : free;
-    return this.popBudget.limit(byCount, this.slots.unfinishedCount, 0);
+    return this.popBudget.limit(byCount, this.slots.unfinishedCount);
   }
 
   // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
