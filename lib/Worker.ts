@@ -34,21 +34,16 @@ import { causedByLostConnection } from './worker/lostConnection';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/maxAttempts';
 import { NextJobs, where } from './worker/NextJobs';
 import { PopBudget } from './worker/PopBudget';
-import { listenForSignals } from './worker/signals';
 import { Slots } from './worker/Slots';
+import { StopChecks } from './worker/StopChecks';
 import { resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
 
 export type { WorkerDeps } from './WorkerOptions';
 
-/** `queue:work` exit statuses (Laravel's EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT). */
-export const EXIT_SUCCESS = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_MEMORY_LIMIT = 12;
+export { EXIT_ERROR, EXIT_MEMORY_LIMIT, EXIT_SUCCESS } from './worker/StopChecks';
 
 /** Seconds between stop checks while every slot is busy. */
 export const STOP_CHECK_SECONDS = 1;
-
-const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = { memory: EXIT_MEMORY_LIMIT, timed_out: EXIT_ERROR };
 
 /** Runs jobs from one queue connection with Laravel's worker semantics. */
 export class Worker<J extends WorkerJob = WorkerJob> {
@@ -69,13 +64,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // popped again while its key is here is not started.
   private readonly handlersRunning = new Map<string, Attempt<J>>();
   private running = false;
-  private paused = false;
-  private shouldQuit = false;
-  private quitReason: WorkerStopReason = 'interrupted';
-  private lostConnection = false;
-  private timedOutStop = false;
-  // Aborted when the daemon must stop: cuts short its sleeps and its wait for a free slot.
-  private stopping = new AbortController();
+  private readonly stops: StopChecks;
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
   private readonly refused = (attempt: Attempt<J>, action: AttemptAction): void => this.refuse(attempt, action);
@@ -101,6 +90,9 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     const laravel = LaravelRelease.of(deps.laravel ?? 13);
     this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), { laravel, clock: this.clock, readAhead: true });
+    // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
+    const memoryExceeded = (): boolean => this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
+    this.stops = new StopChecks(this.options, { clock: this.clock, memoryExceeded, shouldRestart: () => this.cacheSignals.shouldRestart() });
     this.nextJobs = new NextJobs({
       queue,
       events: this.events,
@@ -133,13 +125,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   /** Laravel's Worker::daemon: work the queues (comma list or array, in priority order) until a stop condition. */
   async daemon(queues: string[] | string): Promise<WorkerStopResult> {
     const list = queueList(queues);
-    this.begin();
-    const removeSignals = this.options.handleSignals ? listenForSignals(this) : () => undefined;
+    this.begin({ listenForSignals: true });
     this.timeouts.start();
     this.heartbeat?.start();
     try {
       await this.cacheSignals.start();
-      const startedAt = this.clock.nowMs();
       this.events.emit('WorkerStarting', { ...where(this.queue, list), options: this.options });
       for (;;) {
         let found = true;
@@ -152,11 +142,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         }
         // The stop check's restart read and the next pass's pause reads, in one round trip.
         this.cacheSignals.prefetch(this.queue.connectionName, list);
-        const stop = await this.stopIfNecessary(startedAt, found);
+        const stop = await this.stops.check(found, this.jobsProcessed);
         if (stop !== null) return await this.stopWorker(stop);
       }
     } finally {
-      removeSignals();
+      this.stops.stop();
       await this.heartbeat?.stop();
       await this.timeouts.stop();
       this.cacheSignals.dropPrefetched();
@@ -196,7 +186,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // Wait for a free slot (`anyVacancy`: for the next slot to free, even if one is free), for at most
   // STOP_CHECK_SECONDS: the stop checks run while every slot is busy, so a stuck handler never holds them off.
   private async waitForFreeSlot(anyVacancy: boolean): Promise<void> {
-    const stopping = this.stopping.signal;
+    const stopping = this.stops.signal;
     if (stopping.aborted || (this.slots.free > 0 && !anyVacancy)) return;
     const waitEnds = new AbortController();
     const stop = (): void => waitEnds.abort();
@@ -231,19 +221,17 @@ export class Worker<J extends WorkerJob = WorkerJob> {
 
   /** Ask the daemon to stop after the jobs in flight (what SIGTERM does); status 0 unless the reason says otherwise. */
   stop(reason: WorkerStopReason = 'interrupted'): void {
-    this.shouldQuit = true;
-    this.quitReason = reason;
-    this.stopping.abort();
+    this.stops.quit(reason);
   }
 
   /** Take no new jobs until resume() (SIGUSR2). */
   pause(): void {
-    this.paused = true;
+    this.stops.pause();
   }
 
   /** Take jobs again (SIGCONT). */
   resume(): void {
-    this.paused = false;
+    this.stops.resume();
   }
 
   /**
@@ -267,18 +255,17 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     });
   }
 
-  private begin(): void {
+  private begin(options: { listenForSignals?: boolean } = {}): void {
     if (this.running) throw new LarqError('this worker is already running');
     this.running = true;
-    this.shouldQuit = this.lostConnection = this.timedOutStop = false;
-    this.stopping = new AbortController();
+    this.stops.start(options.listenForSignals ? this : undefined);
     this.jobsProcessed = 0;
     this.lastJobProcessedAt = null;
   }
 
   private async daemonShouldRun(list: readonly string[]): Promise<boolean> {
     if (!this.options.force && (await this.isDownForMaintenance())) return false;
-    if (this.paused) return false;
+    if (this.stops.isPaused) return false;
     this.events.emit('Looping', where(this.queue, list));
     return true;
   }
@@ -409,7 +396,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.report(error);
     attempt.timeoutHandled();
     this.finishIfDone(attempt);
-    if (this.options.onTimeout === 'stop') this.stopForTimeout();
+    if (this.options.onTimeout === 'stop') this.stops.timeoutStop();
   }
 
   // A timed-out handler did not settle within the grace: Laravel's worker would have been killed by now.
@@ -418,12 +405,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.events.emit('JobHandlerHung', { ...this.jobEvent(attempt.job), timeout: timeoutSeconds, graceSeconds, policy });
     this.report(new HungHandlerError(attempt.job, graceSeconds, policy));
     this.finishIfDone(attempt);
-    if (policy === 'stop') this.stopForTimeout();
-  }
-
-  private stopForTimeout(): void {
-    this.timedOutStop = true;
-    this.stopping.abort();
+    if (policy === 'stop') this.stops.timeoutStop();
   }
 
   private finishIfDone(attempt: Attempt<J>): void {
@@ -437,27 +419,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.report(error);
   }
 
-  // Laravel's Worker::stopIfNecessary (13.x), in its order; a timeout stop comes first, as Laravel's is immediate.
-  private async stopIfNecessary(startedAt: number, found: boolean): Promise<WorkerStopResult | null> {
-    if (this.timedOutStop) return { status: EXIT_ERROR, reason: 'timed_out' };
-    // Laravel exits 0 here; larq exits 1, so a supervisor that restarts only on failure (systemd's
-    // Restart=on-failure) brings back a worker whose Redis client gave up reconnecting.
-    if (this.lostConnection) return { status: EXIT_ERROR, reason: 'lost_connection' };
-    if (this.shouldQuit) return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
-    if (this.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
-    if (await this.cacheSignals.shouldRestart()) return { status: EXIT_SUCCESS, reason: 'restart_signal' };
-    if (this.options.stopWhenEmpty && !found) return { status: EXIT_SUCCESS, reason: 'empty' };
-    if (this.options.maxTime > 0 && (this.clock.nowMs() - startedAt) / 1000 >= this.options.maxTime) return { status: EXIT_SUCCESS, reason: 'max_time' };
-    if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: EXIT_SUCCESS, reason: 'max_jobs' };
-    return null;
-  }
-
   private async stopWorker(result: WorkerStopResult): Promise<WorkerStopResult> {
     // Let the jobs in flight finish (a timed-out one is over already), within shutdownGraceSeconds.
     await this.slots.drain(this.options.shutdownGraceSeconds, this.sleepImpl);
-    // A handler that hung while the worker drained ends it as if the hang came first: status 1, for the
-    // supervisor and the operator to see, whatever stop (a signal, maxTime...) began the drain.
-    if (this.timedOutStop) result = { status: EXIT_ERROR, reason: 'timed_out' };
+    // A handler that hung while the worker drained ends it with status 1, whatever stop began the drain.
+    result = this.stops.finalResult(result);
     this.events.emit('WorkerStopping', {
       ...result,
       options: this.options,
@@ -474,11 +440,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const free = this.slots.free;
     const byCount = this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed)) : free;
     return this.popBudget.limit(byCount, this.slots.unfinishedCount);
-  }
-
-  // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
-  private memoryExceeded(): boolean {
-    return this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
   }
 
   private memoryUsage(): number {
@@ -517,8 +478,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const error = toError(thrown);
     this.report(error);
     if (causedByLostConnection(error)) {
-      this.lostConnection = true;
-      this.stopping.abort();
+      this.stops.connectionLost();
     }
   }
 
@@ -530,7 +490,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private async sleep(seconds: number): Promise<void> {
     // Reads made before a sleep are stale after it.
     this.cacheSignals.dropPrefetched();
-    if (seconds > 0 && !this.stopping.signal.aborted) await this.sleepImpl(seconds * 1000, this.stopping.signal);
+    if (seconds > 0 && !this.stops.signal.aborted) await this.sleepImpl(seconds * 1000, this.stops.signal);
   }
 
   // The per-job events are built only when someone listens.
