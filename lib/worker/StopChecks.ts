@@ -4,7 +4,7 @@
 import type { Clock } from '../clock';
 import type { WorkerStopReason, WorkerStopResult } from '../events';
 import type { WorkerOptions } from '../WorkerOptions';
-import { listenForSignals, type SignalTarget } from './signals';
+import { listenForSignals, type SignalTarget } from './processSignals';
 
 /** `queue:work` exit statuses (Laravel's EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT). */
 export const EXIT_SUCCESS = 0;
