@@ -453,14 +453,14 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // The heartbeat beats while the daemon runs, `heartbeat` seconds after the previous beat ended.
   private makeHeartbeat(): Heartbeat<J> | null {
     const { heartbeat, retryAfter } = this.options;
-    const extend = this.queue.extendReservation?.bind(this.queue);
-    if (heartbeat === false || retryAfter === null || extend === undefined) return null;
+    const queue = this.queue;
+    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return null;
     return new Heartbeat<J>({
       retryAfterSeconds: retryAfter,
       everySeconds: heartbeat,
       sleep: this.sleepImpl,
       jobs: () => this.slots.attempts(),
-      extend,
+      extend: (job, until) => queue.extendReservation!(job, until),
       now: () => unixSeconds(this.clock),
       report: (e) => this.report(e),
     });
