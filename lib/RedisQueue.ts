@@ -2,7 +2,7 @@
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
-import { InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
+import { BulkPartlyPushedError, InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
@@ -101,9 +101,9 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
-   * Push many jobs in one round trip, atomically; a job object whose `delay` property is set goes to the
-   * delayed set, as Laravel 9+ does (Laravel 8's bulk ignores the delay and pushes it for now, and so does
-   * this with `laravel: 8`). Resolves to the ids in order.
+   * Push many jobs in one round trip, in one MULTI (see bulkRaw for what an error means); a job object
+   * whose `delay` property is set goes to the delayed set, as Laravel 9+ does (Laravel 8's bulk ignores the
+   * delay and pushes it for now, and so does this with `laravel: 8`). Resolves to the ids in order.
    */
   async bulk(jobs: JobInput[], queue?: string | null): Promise<string[]> {
     const ids: string[] = [];
@@ -144,8 +144,11 @@ export class RedisQueue implements ReservedJobStore {
    * batch. Laravel runs its push script once per job; here each run of consecutive pushes goes out as
    * one RPUSH of the payloads and one RPUSH of as many notify tokens, which leaves the lists exactly as
    * those push scripts would (same items, same order). A delayed entry is a ZADD in its place in the
-   * order, which is what Laravel's later script runs. All of it runs or none of it: when the connection
-   * closes before EXEC's reply, the call rejects with UnconfirmedWriteError and is not sent again.
+   * order, which is what Laravel's later script runs. When the connection closes before EXEC's reply, the
+   * call rejects with UnconfirmedWriteError (all of it ran or none) and is not sent again. When a command
+   * fails while EXEC runs (a key of the wrong type), Redis still runs the others, as under Laravel's bulk:
+   * the call rejects with BulkPartlyPushedError, whose `landed` and `notLanded` are indexes of the entries.
+   * Any other error: nothing ran.
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     await this.sendBulk(entries.length, (i) => entries[i], queue);
@@ -153,20 +156,27 @@ export class RedisQueue implements ReservedJobStore {
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
-  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing.
+  // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing. A
+  // command that fails while EXEC runs leaves the others done (Laravel's bulk, one MULTI, does the same):
+  // the error then names the entries that landed.
   private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
     if (count === 0) return;
     const keys = this.keysFor(queue);
     const what = `the bulk push to ${keys.queue}`;
     const tx = new BulkTransaction(this.client, what);
+    // The entries each command carries, in the order sent (none for a run's notify tokens).
+    const carried: number[][] = [];
     let run: string[] = [];
+    let runEntries: number[] = [];
     let runChars = 0;
     // A run of pushes goes in as one RPUSH of the payloads and one of as many tokens.
     const endRun = (): void => {
       if (run.length === 0) return;
       tx.send(new AtMostOnceCommand('rpush', [keys.queue, ...run], { what }));
       tx.send(new AtMostOnceCommand('rpush', [keys.notify, ...new Array<string>(run.length).fill('1')], { what }));
+      carried.push(runEntries, []);
       run = [];
+      runEntries = [];
       runChars = 0;
     };
     for (let i = 0; i < count; i++) {
@@ -175,15 +185,23 @@ export class RedisQueue implements ReservedJobStore {
         const payload = typeof e === 'string' ? e : e.payload;
         if (runChars + payload.length > BULK_CHUNK_CHARS) endRun();
         run.push(payload);
+        runEntries.push(i);
         runChars += payload.length;
         if (run.length === BULK_CHUNK) endRun();
       } else {
         endRun();
         tx.send(new AtMostOnceCommand('zadd', [keys.delayed, this.availableAt(e.delay), e.payload], { what }));
+        carried.push([i]);
       }
     }
     endRun();
-    await tx.exec();
+    const errors = await tx.exec();
+    const firstError = errors.find((e) => e !== null);
+    if (firstError == null) return;
+    const landed: number[] = [];
+    const notLanded: number[] = [];
+    carried.forEach((entries, c) => (errors[c] === null ? landed : notLanded).push(...entries));
+    throw new BulkPartlyPushedError(what, landed, notLanded, firstError);
   }
 
   /**

@@ -1,7 +1,10 @@
 // The worker's options: Laravel's WorkerOptions (spec §10.1) with Laravel's names, units (seconds,
 // megabytes) and defaults, plus the few Node extras a concurrent worker needs. Merged and validated here
 // and nowhere else.
+import type { Clock } from './clock';
 import { InvalidOptionError } from './errors';
+import type { FailedJobLogger, WorkerCache } from './jobs/contracts';
+import type { LaravelRelease, LaravelVersion } from './LaravelLine';
 import { retryAfterProblem } from './RedisQueueOptions';
 
 /** What a worker does once a job timed out (§10.8). */
@@ -137,4 +140,22 @@ export function resolveWorkerOptions(partial: Partial<WorkerOptions> = {}): Read
     if (options.heartbeat >= options.retryAfter) throw new InvalidOptionError('heartbeat', `must be shorter than retryAfter (${options.retryAfter} s)`);
   }
   return Object.freeze(options);
+}
+
+/** What a Worker may be given besides its queue and runner; everything is optional. */
+export interface WorkerDeps {
+  /** Laravel's default cache store, any CacheStore: restart and pause signals, maxExceptions counters. */
+  cache?: WorkerCache;
+  /** Where failed jobs are recorded; without it they are not (like a worker with no JobFailed listener). */
+  failer?: FailedJobLogger;
+  /** The time source (FakeClock in specs). */
+  clock?: Clock;
+  /** Memory in use, in bytes, compared with `memory` megabytes; default: heapMemoryUsage (V8 heap + buffers). */
+  memoryUsage?: () => number;
+  /** Resolve after `ms`, or as soon as `signal` aborts; default: a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Laravel's isDownForMaintenance: while true (and `force` is off) the daemon takes no jobs. */
+  isDownForMaintenance?: () => boolean | Promise<boolean>;
+  /** The PHP side's Laravel version: which cache signals exist (13.25+ global pause). Default 13; createWorker: the queue's. */
+  laravel?: LaravelVersion | LaravelRelease;
 }

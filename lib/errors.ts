@@ -154,6 +154,28 @@ export class UnconfirmedWriteError extends LarqError {
   }
 }
 
+/**
+ * A bulk push that Redis ran in part: EXEC ran, one or more of its commands failed (a key of the wrong
+ * type), and MULTI/EXEC does not roll back the others, as with Laravel's bulk. `landed` and `notLanded`
+ * are indexes into the entries (or jobs) given, so a caller retries only what did not land.
+ */
+export class BulkPartlyPushedError extends LarqError {
+  constructor(
+    what: string,
+    readonly landed: number[],
+    readonly notLanded: number[],
+    cause: Error,
+  ) {
+    const outcome = notLanded.length === 0 ? 'every entry landed, but not all its notify tokens' : `${listed(landed, 'landed')}; ${listed(notLanded, 'did not')}`;
+    super(`${what} ran in part: ${outcome}: ${cause.message}`, { cause });
+  }
+}
+
+function listed(indexes: number[], verb: string): string {
+  if (indexes.length === 0) return `no entry ${verb}`;
+  return `${indexes.length === 1 ? 'entry' : 'entries'} ${indexes.join(', ')} ${verb}`;
+}
+
 /** Redis could not be reached for a while; the client keeps reconnecting by itself. */
 export class RedisUnavailableError extends LarqError {
   constructor(

@@ -74,6 +74,7 @@ export {
   PhpOnlyJobError,
   CacheValueError,
   UnconfirmedWriteError,
+  BulkPartlyPushedError,
   RedisUnavailableError,
   PhpEnumCaseError,
   FailedJobNotRecordedError,

@@ -1,10 +1,7 @@
-// The `ctx` a handler gets (JobContext / ObjectJobContext). A class rather than an object literal, so a
-// context costs one allocation per job. Its methods are getters that bind on first use, so a handler may
-// destructure them (`{ release }`), and one that never calls them costs no closures. Each asks the
-// attempt first: once the attempt is over (its timeout fired), a late release, delete or fail is refused
-// and reported, never run.
+// The `ctx` a handler gets (JobContext / ObjectJobContext). Its methods are arrow functions, so a handler
+// may destructure them (`{ release }`). Each asks the attempt first: once the attempt is over (its timeout
+// fired, or its outcome is settled), a late release, delete or fail is refused and reported, never run.
 import type { JobAttempt } from '../jobs/contracts';
-import { unguarded } from '../worker/Attempt';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
@@ -22,9 +19,6 @@ export class HandlerContext implements Omit<ObjectJobContext, 'command'> {
   declare readonly command?: PhpObject;
   readonly #attempt: JobAttempt;
   readonly #failJob: FailJob;
-  #release: ((delaySeconds?: number) => Promise<void>) | undefined;
-  #delete: (() => Promise<void>) | undefined;
-  #fail: ((error?: Error) => Promise<void>) | undefined;
 
   constructor(
     readonly job: RedisJob,
@@ -33,11 +27,10 @@ export class HandlerContext implements Omit<ObjectJobContext, 'command'> {
     failJob: FailJob,
     command?: PhpObject,
   ) {
-    const own = unguarded(job); // reads skip the proxy of a timed attempt's job
-    this.attempts = own.attempts();
-    this.uuid = own.uuid();
-    this.id = own.getJobId();
-    this.queue = own.getQueue();
+    this.attempts = job.attempts();
+    this.uuid = job.uuid();
+    this.id = job.getJobId();
+    this.queue = job.getQueue();
     this.#attempt = attempt;
     this.#failJob = failJob;
     // a string job's context has no `command` key at all
@@ -49,21 +42,18 @@ export class HandlerContext implements Omit<ObjectJobContext, 'command'> {
     return this.#attempt.signal;
   }
 
-  get release(): (delaySeconds?: number) => Promise<void> {
-    return (this.#release ??= async (delay = 0) => {
-      if (this.#attempt.allows?.('release') !== false) await this.job.release(delay);
-    });
-  }
+  /** Laravel's InteractsWithQueue::release: back on the queue in `delaySeconds`. */
+  readonly release = async (delaySeconds = 0): Promise<void> => {
+    if (this.#attempt.allows?.('release') !== false) await this.job.release(delaySeconds);
+  };
 
-  get delete(): () => Promise<void> {
-    return (this.#delete ??= async () => {
-      if (this.#attempt.allows?.('delete') !== false) await this.job.delete();
-    });
-  }
+  /** Laravel's InteractsWithQueue::delete. */
+  readonly delete = async (): Promise<void> => {
+    if (this.#attempt.allows?.('delete') !== false) await this.job.delete();
+  };
 
-  get fail(): (error?: Error) => Promise<void> {
-    return (this.#fail ??= async (error?: Error) => {
-      if (this.#attempt.allows?.('fail') !== false) await this.#failJob(this.job, error);
-    });
-  }
+  /** Laravel's InteractsWithQueue::fail: fail the job now (no error: ManuallyFailedException). */
+  readonly fail = async (error?: Error): Promise<void> => {
+    if (this.#attempt.allows?.('fail') !== false) await this.#failJob(this.job, error);
+  };
 }

@@ -8,7 +8,6 @@ import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
-import { unguarded } from '../worker/Attempt';
 import { HandlerContext, type FailJob } from './HandlerContext';
 
 /** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
@@ -198,13 +197,11 @@ export class Handlers implements JobRunner<RedisJob> {
 
   /** Run one job (the Worker calls this). */
   async run(job: RedisJob, attempt: JobAttempt): Promise<void> {
-    // Reads go to the job itself (a timed attempt's job is a proxy, and a read through it costs a trap);
-    // delete, release and fail go through the job given, whose fence refuses them once the attempt is over.
-    const own = unguarded(job);
-    const payload = own.payload(); // an unreadable payload throws here: an ordinary job exception
+    // The job given is fenced: its delete and release are refused once the attempt is over.
+    const payload = job.payload(); // an unreadable payload throws here: an ordinary job exception
     if (!payload.isObjectJob) return this.runString(job, payload, attempt);
     if (payload.commandName === CLOSURE) return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
-    const command = own.command();
+    const command = job.command();
     // The payload's name and the object's class must agree: a handler only ever gets the class it was
     // registered for (PHP's CallQueuedHandler would run the object's own class, not commandName's).
     if (!sameClass(payload, command)) return this.unrunnable(job, new CommandClassMismatchError(payload.commandName!, command.className));
@@ -221,7 +218,7 @@ export class Handlers implements JobRunner<RedisJob> {
     if (isThenable(handled)) await handled;
     // What CallQueuedHandler does after handle() belongs to this attempt: nothing of it once it is over.
     if (attempt.allows?.('afterHandle') === false) return;
-    if (!own.isReleased()) {
+    if (!job.isReleased()) {
       for (const hook of this.hooks) {
         if (attempt.allows?.('afterHandle') === false) return;
         await hook.afterHandle?.(ctx);
@@ -229,7 +226,7 @@ export class Handlers implements JobRunner<RedisJob> {
     }
     // CallQueuedHandler's last step: a job that neither released nor failed itself is done. Only the
     // acknowledgement is left then, which the worker may wait for without holding the slot.
-    if (!own.isDeletedOrReleased() && !own.hasFailed()) {
+    if (!job.isDeletedOrReleased() && !job.hasFailed()) {
       const deleting = job.delete();
       if (attempt.deferFinalDelete) attempt.deferFinalDelete(deleting);
       else await deleting;

@@ -1,4 +1,4 @@
-// One job reserved from a Redis queue (spec §9). It carries two strings: the original payload as popped
+// One job reserved from a Redis queue (Laravel's Jobs\RedisJob, 13.x). It carries two strings: the original payload as popped
 // (what the job runs from and what a failed-job record stores) and the reserved string re-encoded by the
 // pop script (the only valid argument for deleting or releasing the reservation; never rebuilt from JSON).
 // The worker's pop hands both over as the Buffers Redis' reply was read into: the payload is decoded once
@@ -20,7 +20,7 @@ export interface ReservedJobStore {
   deleteReserved(queue: string, job: RedisJob): Promise<void>;
   /** Move the job's reserved string to the delayed set, due in `delaySeconds`. */
   deleteAndRelease(queue: string, job: RedisJob, delaySeconds: number): Promise<void>;
-  /** Remove the job's reservation and append `entry` to larq's failed list of the queue, in one MULTI. */
+  /** Append `entry` to larq's failed list of the queue, then remove the job's reservation (two steps: a refused append leaves the job reserved). */
   moveToFailedList?(queue: string, job: RedisJob, entry: Buffer): Promise<void>;
   /** Decrypts ShouldBeEncrypted commands; null when the queue has no APP_KEY. */
   readonly encrypter?: Encrypter | null;

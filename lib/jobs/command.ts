@@ -1,4 +1,4 @@
-// Reading an object job's command as Laravel's CallQueuedHandler::getCommand does (spec §8.2): a command
+// Reading an object job's command as Laravel's CallQueuedHandler::getCommand does (13.x): a command
 // starting with `O:` is a plain serialized object; anything else is taken as encrypted with APP_KEY.
 import { InvalidPayloadError, MissingEncrypterError } from '../errors';
 import type { JobPayload } from '../payload/types';

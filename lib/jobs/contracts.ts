@@ -1,10 +1,10 @@
 // The narrow interfaces the Worker runs against. The Worker never sees Redis, PHP or a database: the
 // real RedisQueue/RedisJob and failed-job stores are adapted to these, any of lib/cache's stores fits
 // WorkerCache as it is, and specs drive the Worker with in-memory fakes. Names and semantics follow
-// Laravel's Job contract (spec §9).
+// Laravel's Contracts\Queue\Job (13.x).
 import type { CacheStore } from '../cache/CacheStore';
 
-/** One popped job as the worker sees it: Laravel's Job contract, as implemented by RedisJob (spec §9). */
+/** One popped job as the worker sees it: Laravel's Contracts\Queue\Job, as implemented by RedisJob. */
 export interface WorkerJob {
   /** The payload exactly as popped (not the reserved copy): what a failed-job record stores. */
   getRawBody(): string;
@@ -80,13 +80,14 @@ export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
 }
 
 /**
- * The slice of Laravel's cache store the worker calls (spec §2.5, §10.6, §10.12): the restart and pause
+ * The slice of Laravel's cache store the worker calls (Worker::queueShouldRestart, QueueManager::isPaused,
+ * Worker::markJobAsFailedIfWillExceedMaxExceptions, 13.x): the restart and pause
  * reads and the maxExceptions counter, through lib/cache/signals. Any CacheStore (Redis, database,
  * array) is one; values come back decoded (numbers, booleans, strings, null).
  */
 export type WorkerCache = Pick<CacheStore, 'get' | 'put' | 'increment' | 'forget'>;
 
-/** The failed-job store (Laravel's FailedJobProviderInterface::log, spec §14.3). */
+/** The failed-job store (Laravel's FailedJobProviderInterface::log, 13.x). */
 export interface FailedJobLogger {
   /** Record a failed job: connection name, bare queue name, original payload (its exact bytes when a Buffer), the exception. */
   log(connection: string, queue: string, payload: string | Buffer, exception: Error): Promise<unknown>;
@@ -108,8 +109,9 @@ export interface JobAttempt {
   /**
    * Hand over the final delete when only its acknowledgement from Redis is left: the worker may then give
    * the slot to the next job while it waits, and still counts the attempt as processed (JobProcessed, or
-   * the exception path if `deleting` rejects) only once it settles. Absent when the worker runs one job
-   * at a time, as Laravel's does; the runner then awaits the delete itself.
+   * the exception path if `deleting` rejects) only once it settles. Present for every attempt of the
+   * daemon, at any concurrency; absent for runNextJob (`--once`) and outside a worker, where the runner
+   * awaits the delete itself.
    */
   deferFinalDelete?(deleting: Promise<void>): void;
 }
@@ -117,7 +119,7 @@ export interface JobAttempt {
 /**
  * What runs a job's code: the registry that decodes commands and calls user handlers (Laravel's
  * `fire()` and CallQueuedHandler). Object jobs are deleted by the runner on success, as CallQueuedHandler
- * does; string jobs are not (spec §9.1).
+ * does; string jobs are not (Laravel's Jobs\Job::fire calls `Class@method` and deletes nothing).
  */
 export interface JobRunner<J extends WorkerJob = WorkerJob> {
   /** Run the job; reject to report an exception. `attempt.signal` aborts on timeout or a forced shutdown. */

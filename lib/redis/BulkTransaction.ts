@@ -2,7 +2,8 @@
 // one write, and Redis runs all of it or none of it.
 //
 // What the caller learns matches what Redis did:
-// - resolved: EXEC ran every command;
+// - resolved: EXEC ran; exec() gives each command's error, null for those that ran. A command that fails
+//   while EXEC runs (a key of the wrong type) does not undo the others: MULTI has no rollback;
 // - UnconfirmedWriteError: the transaction was written and the connection closed before EXEC's reply, so
 //   all of it or none of it ran; it is never written again (its commands are AtMostOnceCommands, and a
 //   MULTI that ioredis resends after a reconnect carries only PINGs);
@@ -29,8 +30,8 @@ export class BulkTransaction {
     this.commands.push(command);
   }
 
-  /** Write the transaction and wait for EXEC; throws as the file's header says. */
-  async exec(): Promise<void> {
+  /** Write the transaction and wait for EXEC: each command's error (null: it ran), in order; throws as the file's header says. */
+  async exec(): Promise<(Error | null)[]> {
     // The first command whose connection closed before its reply: EXEC's outcome is unknown from then on,
     // and with ioredis' resend turned off the pipeline would never settle.
     const lost = new Promise<never>((_, reject) => {
@@ -49,7 +50,6 @@ export class BulkTransaction {
       if (this.commands.some((c) => c.written)) throw new UnconfirmedWriteError(this.what, { cause: error });
       throw new LarqError(`${this.what} failed: ${(error as Error).message}`, { cause: error });
     }
-    const failed = (results ?? []).find(([e]) => e !== null)?.[0];
-    if (failed) throw new LarqError(`${this.what} failed: ${failed.message}`, { cause: failed });
+    return (results ?? []).map(([e]) => e);
   }
 }

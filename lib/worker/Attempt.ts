@@ -16,9 +16,9 @@
 // Each terminal state is entered once. Once the attempt is over, every side effect that belongs to it
 // (delete, release, fail, the runner's hooks) is refused and reported instead of run: the job may
 // already be in its next attempt, here or in another worker. The worker's own steps after the end (the
-// timeout's fail decisions) do not go through allows().
+// timeout's fail decisions) do not go through allows(). After a timeout the attempt also tracks whether
+// the worker has handled the timeout and whether the handler was given up as hung (isFinished).
 import type { AttemptAction, JobAttempt, WorkerJob } from '../jobs/contracts';
-import type { SlotEntry } from './SlotList';
 
 /** Where an attempt stands; the last four are terminal. */
 export type AttemptState = 'reserved' | 'running' | 'processed' | 'released' | 'failed' | 'timedOut';
@@ -37,38 +37,20 @@ export function attemptOf<J extends WorkerJob>(job: J): Attempt<J> | undefined {
   return (job as unknown as { [ATTEMPT]?: Attempt<J> })[ATTEMPT];
 }
 
-/**
- * The job behind a guarded job (itself for any other): for a runner's own reads, which then skip the
- * proxy. Its delete and release are not fenced: a runner deletes and releases through the job it was given.
- */
-export function unguarded<J extends WorkerJob>(job: J): J {
-  return attemptOf(job)?.job ?? job;
-}
-
 /** One attempt at a job: its state, the abort signal its handler gets, and the fence around its side effects. */
 export class Attempt<J extends WorkerJob> implements JobAttempt {
   /** The job handed to the runner: its delete and release ask allows() first. */
   readonly guarded: J;
-  /** The job's timeout in seconds; 0: none. */
-  timeoutSeconds = 0;
-  /** When the timeout fires, in clock milliseconds; 0: never. */
-  deadlineMs = 0;
-  /** When a timed-out handler that has not settled counts as hung, in clock milliseconds; 0: not timed out. */
-  hungAtMs = 0;
-  /** Whether the worker is done handling this attempt's timeout (fail decisions, JobTimedOut). */
-  timeoutHandled = false;
-  /** Whether the worker has reported this attempt's handler as hung. */
-  reportedHung = false;
-  /** The final delete the runner handed over (see deferFinalDelete), once it has. */
-  finalDelete: Promise<void> | undefined;
   /** Present when the worker lets the runner hand over its final delete (see JobAttempt.deferFinalDelete). */
   readonly deferFinalDelete?: (deleting: Promise<void>) => void;
-  /** The slot list entries this attempt occupies (kept by Slots). */
-  slotEntry: SlotEntry<Attempt<J>> | undefined;
-  unfinishedEntry: SlotEntry<Attempt<J>> | undefined;
 
   private current: AttemptState = 'reserved';
   private settled = false;
+  // After a timeout: whether the worker is done with it (fail decisions, JobTimeout), and whether the
+  // handler was given up as hung.
+  private timeoutDone = false;
+  private givenUp = false;
+  private finalDelete: Promise<void> | undefined;
   // The AbortController is made when the handler first reads `signal`: most handlers never look. An
   // abort before that is kept and replayed.
   private controller: AbortController | undefined;
@@ -76,18 +58,17 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
 
   /**
    * @param onRefused told about each refused side effect (the worker reports it)
-   * @param canTimeOut whether a timeout may end this attempt; without one the attempt can only end after
-   *   its handler, so the runner gets the job itself rather than a proxy
-   * @param mayDeferFinalDelete whether the runner may hand over its final delete
+   * @param options.mayDeferFinalDelete whether the runner may hand over its final delete
    */
   constructor(
     readonly job: J,
     private readonly onRefused?: RefusalListener<J>,
-    canTimeOut = true,
-    mayDeferFinalDelete = false,
+    options: { mayDeferFinalDelete?: boolean } = {},
   ) {
-    this.guarded = canTimeOut ? guard(job, this) : job;
-    if (mayDeferFinalDelete) this.deferFinalDelete = keepFinalDelete;
+    // Fenced whatever the timeout: an attempt also ends when its handler returns, and a stray callback
+    // that releases the job after that must not put a finished job back.
+    this.guarded = guard(job, this);
+    if (options.mayDeferFinalDelete) this.deferFinalDelete = (deleting) => this.keepFinalDelete(deleting);
   }
 
   /** Where the attempt stands. */
@@ -131,6 +112,31 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
     return true;
   }
 
+  /** timedOut: the worker is done with the timeout (its fail decisions and JobTimedOut). */
+  timeoutHandled(): void {
+    if (this.current === 'timedOut') this.timeoutDone = true;
+  }
+
+  /** timedOut: the handler outlived the grace and is given up as hung; true if this call gave it up. */
+  giveUpAsHung(): boolean {
+    if (this.current !== 'timedOut' || this.settled || this.givenUp) return false;
+    this.givenUp = true;
+    return true;
+  }
+
+  /**
+   * Whether the worker is done with the attempt: its handler settled (and the outcome with it); once it
+   * timed out, its timeout handled and its handler settled or given up as hung. A stop waits for this.
+   */
+  get isFinished(): boolean {
+    return this.current !== 'timedOut' ? this.settled : this.timeoutDone && (this.settled || this.givenUp);
+  }
+
+  /** The final delete the runner handed over, if it did (see deferFinalDelete). */
+  get pendingFinalDelete(): Promise<void> | undefined {
+    return this.finalDelete;
+  }
+
   /** running -> processed, released or failed, read from the job; returns the state reached (or kept). */
   conclude(): AttemptState {
     if (this.current === 'running') this.current = this.job.hasFailed() ? 'failed' : this.job.isReleased() ? 'released' : 'processed';
@@ -142,6 +148,13 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
     if (!this.isOver) return true;
     this.onRefused?.(this, action);
     return false;
+  }
+
+  // The promise is marked handled at once: a runner that goes on after handing it over must not turn its
+  // failure into an unhandled rejection before the worker awaits it. A second one joins the first.
+  private keepFinalDelete(deleting: Promise<void>): void {
+    deleting.catch(ignore);
+    this.finalDelete = this.finalDelete === undefined ? deleting : Promise.all([this.finalDelete, deleting]).then(() => undefined);
   }
 
   /** Aborted on timeout or forced stop (with the reason given to abort()). */
@@ -164,14 +177,6 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
   get abortReason(): unknown {
     return this.abortedWith?.reason;
   }
-}
-
-// One function for every Attempt that accepts a final delete, rather than a closure per job. The promise
-// is marked handled at once: a runner that goes on after handing it over must not turn its failure into
-// an unhandled rejection before the worker awaits it. A second one joins the first.
-function keepFinalDelete(this: Attempt<WorkerJob>, deleting: Promise<void>): void {
-  deleting.catch(ignore);
-  this.finalDelete = this.finalDelete === undefined ? deleting : Promise.all([this.finalDelete, deleting]).then(() => undefined);
 }
 
 function ignore(): void {}

@@ -1,10 +1,27 @@
-// The worker's side of Laravel's cache signals (spec §2.5): `queue:restart` (§10.6), `queue:pause` per
-// queue (12.40+) and for every queue (`queue:pause --all`, 13.25+) (§10.4). Keys, reads and PHP comparisons are lib/cache/signals'; what is kept
-// here is the worker's own bookkeeping: the restart baseline and what a failed read means.
+// The worker's side of Laravel's cache signals: `queue:restart` (Worker::queueShouldRestart, 13.x),
+// `queue:pause` per queue (12.40+) and for every queue (`queue:pause --all`, 13.25+; Worker::getNextJob
+// reads them through QueueManager::isPaused). Keys, reads and PHP comparisons are lib/cache/signals'; what
+// is kept here is the worker's own bookkeeping: the restart baseline and what a failed read means.
 import type { CacheValue } from '../cache/CacheStore';
 import { isPaused, isPausedGlobally, readRestart, restartRequested } from '../cache/signals';
 import type { WorkerCache } from '../jobs/contracts';
+import { type Clock, systemClock } from '../clock';
 import type { LaravelRelease } from '../LaravelLine';
+
+/** How CacheSignals reads; every field is optional. */
+export interface CacheSignalsOptions {
+  /** The PHP side's release, whose signals the worker honours (default: 13.25+ ones included). */
+  laravel?: LaravelRelease;
+  /** The time source deciding whether a read started ahead is still fresh. */
+  clock?: Clock;
+  /**
+   * Keep the next check's read under way (what the Worker does): each check takes the read started at
+   * the previous one, if still fresh, and starts the one for the next, so a check rarely waits for
+   * Redis and the pop after it can leave with the last job's acknowledgement. One read per check, as
+   * without it.
+   */
+  readAhead?: boolean;
+}
 
 /** Reads the restart and pause signals; without a cache there are none. */
 export class CacheSignals {
@@ -16,21 +33,17 @@ export class CacheSignals {
   private restartAhead: Ahead<CacheValue> | undefined;
   private readonly pausedAhead = new Map<string, Ahead<boolean>>();
 
-  /** `laravel`: the PHP side's release, whose signals the worker honours (default: 13.25+ ones included). */
+  private readonly clock: Clock;
+  private readonly readAhead: boolean;
+
   constructor(
     private readonly cache: WorkerCache | undefined,
     private readonly report: (error: unknown) => void,
-    laravel?: LaravelRelease,
-    private readonly nowMs: () => number = Date.now,
-    /**
-     * Keep the next check's read under way (what the Worker does): each check takes the read started at
-     * the previous one, if still fresh, and starts the one for the next, so a check rarely waits for
-     * Redis and the pop after it can leave with the last job's acknowledgement. One read per check, as
-     * without it.
-     */
-    private readonly readAhead = false,
+    options: CacheSignalsOptions = {},
   ) {
-    this.globalPause = laravel?.has('globalPause') ?? true;
+    this.globalPause = options.laravel?.has('globalPause') ?? true;
+    this.clock = options.clock ?? systemClock;
+    this.readAhead = options.readAhead ?? false;
   }
 
   /** Remember the restart timestamp as the worker starts (Laravel's getTimestampOfLastQueueRestart). */
@@ -48,7 +61,7 @@ export class CacheSignals {
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
     const ahead = this.fresh(this.restartAhead);
-    this.restartAhead = this.readAhead ? started(readRestart(this.cache), this.nowMs()) : undefined;
+    this.restartAhead = this.readAhead ? started(readRestart(this.cache), this.clock.nowMs()) : undefined;
     try {
       const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
@@ -69,7 +82,7 @@ export class CacheSignals {
     if (this.cache === undefined) return false;
     const key = `${connection}\0${queue}`;
     const ahead = this.fresh(this.pausedAhead.get(key));
-    if (this.readAhead) this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.nowMs()));
+    if (this.readAhead) this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.clock.nowMs()));
     else this.pausedAhead.delete(key);
     return ahead ?? this.readPaused(this.cache, connection, queue);
   }
@@ -86,7 +99,7 @@ export class CacheSignals {
   prefetch(connection: string, queues: readonly string[]): void {
     const cache = this.cache;
     if (cache === undefined) return;
-    const at = this.nowMs();
+    const at = this.clock.nowMs();
     if (this.fresh(this.restartAhead) === undefined) this.restartAhead = started(readRestart(cache), at);
     for (const queue of queues) {
       const key = `${connection}\0${queue}`;
@@ -101,7 +114,7 @@ export class CacheSignals {
   }
 
   private fresh<T>(read: Ahead<T> | undefined): Promise<T> | undefined {
-    return read !== undefined && this.nowMs() - read.at <= PREFETCH_FRESH_MS ? read.value : undefined;
+    return read !== undefined && this.clock.nowMs() - read.at <= PREFETCH_FRESH_MS ? read.value : undefined;
   }
 
   private async readPaused(cache: WorkerCache, connection: string, queue: string): Promise<boolean> {

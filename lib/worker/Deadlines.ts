@@ -1,9 +1,6 @@
-// One timer for everything the worker must do at a given time: the timeouts of the attempts in flight,
-// the grace after which a timed-out handler counts as hung, the heartbeat, and the stop checks while
-// every slot is busy. The deadlines themselves live on the attempts (a number each); this timer is armed for the
-// earliest one, and when it fires the worker goes through its slots (at most `concurrency` of them),
-// handles whatever is due and says when it next needs waking. No timer, promise or AbortController is
-// made per job: a job whose handler finishes in time costs one number and, at most, a comparison.
+// One re-armable timer for many deadlines: armed for the earliest time it was given; when it fires, its
+// owner handles whatever is due and says when it must fire next. JobTimeouts keeps every job's timeout and
+// hung-handler grace on one such timer, so no timer is made per job.
 import type { Clock } from '../clock';
 
 /** Called when the timer fires, with the clock's time; returns the next time (ms) it must fire, or Infinity. */
@@ -23,7 +20,7 @@ export class Deadlines {
     private readonly onDue: DueHandler,
   ) {}
 
-  /** Start the timer (it sleeps until wakeBy() gives it a time). */
+  /** Start the timer (it sleeps until fireBy() gives it a time). */
   start(): this {
     this.stopped = false;
     this.loop ??= this.run();
@@ -31,7 +28,7 @@ export class Deadlines {
   }
 
   /** Make sure the timer fires no later than `atMs` (clock milliseconds). */
-  wakeBy(atMs: number): void {
+  fireBy(atMs: number): void {
     if (atMs >= this.wakeAtMs) return;
     this.wakeAtMs = atMs;
     // The sleep in progress is for a later time (or none): end it so the loop sleeps for the new one.

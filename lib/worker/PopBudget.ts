@@ -7,10 +7,6 @@
 //
 // Laravel's worker holds one job at a time and checks memory after it; a concurrent worker checks before
 // each pop too, so a queue of big payloads is taken a few at a time and never all at once.
-//
-// The memory in use shows only the jobs already popped. A pop still on its way (the other polling loop's)
-// may bring as many jobs as it holds slots for, so each held slot is budgeted as a job of the largest size
-// before the memory left is shared out: two loops never pop for the same megabytes.
 
 /** Memory held per job, in multiples of its payload's length. */
 export const COPIES = 4;
@@ -31,19 +27,17 @@ export class PopBudget {
 
   /**
    * How many of `slots` free slots one pop may fill. `running`: the attempts not finished yet (their
-   * memory is in `usage`); `popping`: the slots held for pops still on their way (their jobs' memory is
-   * not). 0 when the memory left holds no further job while others are in flight (their end frees
-   * memory); 1 at least when nothing is in flight and the limit is not reached, as Laravel takes one job
-   * whatever its size.
+   * memory is in `usage`). 0 when the memory left holds no further job while others are in flight (their
+   * end frees memory); 1 at least when nothing is in flight and the limit is not reached, as Laravel
+   * takes one job whatever its size.
    */
-  limit(slots: number, running: number, popping: number): number {
+  limit(slots: number, running: number): number {
     if (this.limitBytes <= 0 || slots <= 0) return slots;
-    const inFlight = running + popping;
-    const left = this.limitBytes - this.usage() - popping * this.largest * COPIES;
+    const left = this.limitBytes - this.usage();
     if (left <= 0) return 0;
-    if (this.largest === 0) return inFlight === 0 ? 1 : 0;
+    if (this.largest === 0) return running === 0 ? 1 : 0;
     const fits = Math.floor(left / (this.largest * COPIES));
-    return Math.min(slots, Math.max(fits, inFlight === 0 ? 1 : 0));
+    return Math.min(slots, Math.max(fits, running === 0 ? 1 : 0));
   }
 
   /** Learn from the payload sizes (string lengths) of one pop. */

@@ -1,10 +1,11 @@
-// Laravel's Job::fail (spec §9.2) plus queue:work's JobFailed listener that writes the failed-job record
-// (§10.15): in Laravel these live on the job and in the command; here the worker owns them.
+// Laravel's Job::fail plus queue:work's JobFailed listener that writes the failed-job record (Jobs\Job::fail
+// and WorkCommand's listener through FailedJobProviderInterface::log, 13.x): in Laravel these live on the
+// job and in the command; here the worker owns them.
 //
 // One deliberate difference: Laravel deletes the job first and then writes the record, so a store that
 // cannot be written loses the job. Here the record is written first and the job deleted only after. When
-// the store refuses, the job moves (in one MULTI with the removal of its reservation) to larq's failed list
-// in Redis with the reason; when even that is impossible, it stays reserved and comes back after
+// the store refuses, the job moves to larq's failed list in Redis with the reason (the entry is appended
+// first, then the reservation removed, so a refused append never loses the job); when even that is impossible, it stays reserved and comes back after
 // retry_after, where the attempts check fails it again. Either way the worker reports it by uuid and name.
 // The failed hook and JobFailed run in every case: the attempt did fail (a job left reserved that fails
 // again runs them again, as it would under Laravel after a crash).
@@ -113,6 +114,9 @@ function withinLimit<T>(work: Promise<T>, ms: number): Promise<T> {
  * Mark the job failed; unless it is already deleted: record the failure (connection, bare queue, original
  * payload bytes, exception), delete the reservation only once the record is written, call the runner's
  * failed hook (an error there is reported, not fatal), and fire JobFailed even if the delete threw.
+ * A job already marked failed is not failed again: one attempt (one popped job) fails once, however many
+ * rules fire in it and wherever its first failure ended up (Laravel's Job::fail reaches the same through
+ * isDeleted, as it deletes before anything else).
  */
 export async function failJob<J extends WorkerJob>(
   job: J,
@@ -121,6 +125,7 @@ export async function failJob<J extends WorkerJob>(
   recorder: FailureRecorder,
   out: FailureReporting<J>,
 ): Promise<void> {
+  if (job.hasFailed()) return;
   const exception = error ?? new ManuallyFailedError(job);
   job.markAsFailed();
   if (job.isDeleted()) return;

@@ -1,5 +1,6 @@
 // A larq addition with no Laravel twin: while jobs run, push their reservations forward so a job that
-// runs longer than `retry_after` is not migrated back to the queue and started a second time (§17.4).
+// runs longer than `retry_after` is not migrated back to the queue and started a second time. It beats
+// `everySeconds` after the previous beat ended, from start() until stop().
 // A timed-out job is never extended: it must stay reserved only until its expiry, as under Laravel.
 //
 // A job can finish while a beat is on its way: its delete removes the reservation, and the extension
@@ -18,6 +19,10 @@ export interface HeartbeatJob<J extends WorkerJob> {
 /** What a heartbeat needs: the reservation length, and how to find and extend jobs. */
 export interface HeartbeatOptions<J extends WorkerJob> {
   retryAfterSeconds: number;
+  /** Seconds between the end of one beat and the next. */
+  everySeconds: number;
+  /** Resolve after `ms`, or as soon as `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** The attempts in flight, read at every beat. */
   jobs(): Iterable<HeartbeatJob<J>>;
   extend(job: J, untilUnixSeconds: number): Promise<boolean>;
@@ -26,11 +31,35 @@ export interface HeartbeatOptions<J extends WorkerJob> {
   report(error: Error): void;
 }
 
-/** Extends the reservation of every in-flight job, once per beat(); the worker's one timer calls it. */
+/** Extends the reservation of every in-flight job, once per beat. */
 export class Heartbeat<J extends WorkerJob> {
   private readonly lost = new WeakSet<J>();
+  private stopping: AbortController | undefined;
+  private beating: Promise<void> | undefined;
 
   constructor(private readonly options: HeartbeatOptions<J>) {}
+
+  /** Beat every `everySeconds` until stop(). */
+  start(): void {
+    if (this.beating !== undefined) return;
+    const stopping = (this.stopping = new AbortController());
+    this.beating = this.run(stopping.signal);
+  }
+
+  /** Stop beating; resolves once a beat on its way has ended. */
+  async stop(): Promise<void> {
+    this.stopping?.abort();
+    await this.beating;
+    this.beating = undefined;
+  }
+
+  private async run(stopping: AbortSignal): Promise<void> {
+    for (;;) {
+      await this.options.sleep(this.options.everySeconds * 1000, stopping);
+      if (stopping.aborted) return;
+      await this.beat();
+    }
+  }
 
   /** Extend every in-flight job's reservation to now + retryAfter, once; the extensions go out together. */
   async beat(): Promise<void> {

@@ -1,4 +1,5 @@
-// Laravel stops a worker whose connection is gone (spec §10.14, reason `lost_connection`), deciding by
+// Laravel stops a worker whose connection is gone (Worker::stopIfNecessary, reason `lost_connection`, 13.x;
+// DetectsLostConnections::causedByLostConnection), deciding by
 // substrings of the exception message. This list is larq's own: the phrases Redis, ioredis, Node's
 // sockets and the SQL drivers a failed-job store may use put in such messages.
 //

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { connect, createServer, type Socket } from 'net';
 import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
-import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
+import { BulkPartlyPushedError, InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { phpClass } from '../../lib/php/builder';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey } from '../../lib/redis/keys';
@@ -506,6 +506,19 @@ describe('RedisQueue (integration)', function () {
       expect(await client.exists(key())).to.equal(0);
       await q.pushRaw(job(3));
       expect(await list(key())).to.deep.equal([job(3)]);
+    });
+
+    it('bulk that Redis ran in part (WRONGTYPE on :delayed during EXEC) rejects naming exactly the entries that landed', async () => {
+      const q = open();
+      await client.set(key(':delayed'), 'not a sorted set');
+      const error = (await q.bulkRaw([job(1), { payload: job(2), delay: 60 }, job(3)]).catch((e: unknown) => e)) as BulkPartlyPushedError;
+      expect(error).to.be.instanceOf(BulkPartlyPushedError);
+      expect(error.landed).to.deep.equal([0, 2]);
+      expect(error.notLanded).to.deep.equal([1]);
+      expect(error.message).to.match(/entries 0, 2 landed; entry 1 did not: WRONGTYPE/);
+      // Laravel's bulk (one MULTI) leaves the same: the pushes ran, the ZADD did not.
+      expect(await list(key())).to.deep.equal([job(1), job(3)]);
+      expect(await list(key(':notify'))).to.deep.equal(['1', '1']);
     });
 
     it('bulkRaw leaves exactly the state of pushRaw and laterRaw run one by one', async () => {

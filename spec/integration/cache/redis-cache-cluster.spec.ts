@@ -66,7 +66,7 @@ describe('cache: RedisCacheStore on a Redis Cluster', function () {
   it('carries the restart signal, per-queue and global pause flags across primaries', async () => {
     const s = store();
     expect((await primariesOf(s, [restartKey, globalPausedKey, pausedKey('redis', 'default'), pausedKey('redis', 'emails')])).size).to.be.greaterThan(1);
-    const signals = new CacheSignals(s, (e) => { throw e; }, LaravelRelease.of('13.26'));
+    const signals = new CacheSignals(s, (e) => { throw e; }, { laravel: LaravelRelease.of('13.26') });
     await signals.start();
     expect(await signals.shouldRestart()).to.equal(false);
     await signalRestart(s, 1795276770);

@@ -1,7 +1,7 @@
 // Attempt makes its AbortController only when the handler reads `signal`; an abort that comes first
 // must still be seen, with its reason, by a handler that reads the signal afterwards.
 import { expect } from 'chai';
-import { Attempt, unguarded } from '../../../lib/worker/Attempt';
+import { Attempt } from '../../../lib/worker/Attempt';
 import type { WorkerJob } from '../../../lib/jobs/contracts';
 
 const job = {} as WorkerJob;
@@ -39,15 +39,20 @@ describe('Attempt: the fence around delete and release', () => {
   const real = {
     delete: async () => void calls.push('delete'),
     release: async () => void calls.push('release'),
+    hasFailed: () => false,
+    isReleased: () => false,
   } as unknown as WorkerJob;
 
-  it('hands the runner the job itself when no timeout can end the attempt', () => {
-    expect(new Attempt(real, undefined, false).guarded).to.equal(real);
-  });
-
-  it('unguarded() gives the job behind the fence, and any other job as it is', () => {
-    expect(unguarded(new Attempt(real).guarded)).to.equal(real);
-    expect(unguarded(real)).to.equal(real);
+  it('refuses delete and release once the attempt concluded, timeout or not', async () => {
+    calls.length = 0;
+    const refused: string[] = [];
+    const flight = new Attempt(real, (a, action) => refused.push(`${action} ${a.state}`));
+    const guarded = flight.guarded as unknown as { delete(): Promise<void>; release(): Promise<void> };
+    flight.start();
+    expect(flight.conclude()).to.equal('processed');
+    await guarded.release();
+    expect(calls).to.deep.equal([]);
+    expect(refused).to.deep.equal(['release processed']);
   });
 
   it('refuses delete and release once a job that can time out has timed out, and reports each refusal', async () => {
@@ -113,11 +118,11 @@ describe('Attempt: the state machine', () => {
 describe('Attempt: the tail a runner hands over', () => {
   it('is only offered when the worker allows it, and keeps every tail it is given', async () => {
     expect(new Attempt(job).deferFinalDelete).to.equal(undefined);
-    const flight = new Attempt(job, undefined, false, true);
+    const flight = new Attempt(job, undefined, { mayDeferFinalDelete: true });
     let second = false;
     flight.deferFinalDelete!(Promise.resolve());
     flight.deferFinalDelete!(new Promise<void>((r) => setTimeout(() => r(void (second = true)), 5)));
-    await flight.finalDelete;
+    await flight.pendingFinalDelete;
     expect(second).to.equal(true);
   });
 
@@ -126,11 +131,11 @@ describe('Attempt: the tail a runner hands over', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const flight = new Attempt(job, undefined, false, true);
+      const flight = new Attempt(job, undefined, { mayDeferFinalDelete: true });
       flight.deferFinalDelete!(Promise.reject(new Error('ZREM failed')));
       await new Promise((r) => setTimeout(r, 10)); // the runner goes on for a while
       expect(unhandled).to.deep.equal([]);
-      const thrown = await flight.finalDelete!.catch((e: unknown) => e);
+      const thrown = await flight.pendingFinalDelete!.catch((e: unknown) => e);
       expect((thrown as Error).message).to.equal('ZREM failed');
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -26,7 +26,7 @@ describe('CacheSignals: reads made ahead of their checks', () => {
     };
     signals = new CacheSignals(cache, (e) => {
       throw e;
-    }, undefined, () => now);
+    }, { clock: { nowMs: () => now } });
     await signals.start();
     reads.length = 0;
   });
@@ -73,9 +73,7 @@ describe('CacheSignals: reads made ahead of their checks', () => {
       (e) => {
         throw e;
       },
-      undefined,
-      () => now,
-      true,
+      { clock: { nowMs: () => now }, readAhead: true },
     );
     await ahead.start();
     reads.length = 0;

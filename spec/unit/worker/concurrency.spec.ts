@@ -1,4 +1,4 @@
-// Slots, queue priority and rotation (spec §10.4), rest, and the reservation heartbeat.
+// Slots, queue priority and rotation (Laravel Worker::getNextJob, 13.x), rest, and the reservation heartbeat.
 import { expect } from 'chai';
 import { pauseQueue } from '../../../lib/cache/signals';
 import { PREFETCH_FRESH_MS } from '../../../lib/worker/CacheSignals';
@@ -128,18 +128,17 @@ describe('Worker: concurrency', () => {
     expect(h.queue.pending('default')).to.have.length(1);
   });
 
-  it('pops for the free slots only, at most half of them per round trip, the next pass at once', async () => {
+  it('pops for every free slot in one round trip, and for each slot that frees as soon as it does', async () => {
     const h = harness({ options: { concurrency: 3, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
     const stats = { now: 0, max: 0, order: [] as string[] };
     h.handler = busy(h, () => 1, stats);
     for (let i = 0; i < 4; i++) h.queue.push('default');
     await h.worker.daemon('default');
-    // 2 (half of 3, rounded up), then the last free slot without waiting for the first two to finish
-    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:2', 'popMany:default:1']);
+    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:3', 'popMany:default:1']);
     expect(stats.max).to.equal(3);
   });
 
-  it('from concurrency 4, two loops pop side by side, holding their slots so they never reserve more than N', async () => {
+  it('one loop at any concurrency: one pop out at a time, never more than N jobs reserved', async () => {
     const h = harness({ options: { concurrency: 4, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
     const stats = { now: 0, max: 0, order: [] as string[] };
     h.handler = busy(h, () => 1, stats);
@@ -157,42 +156,14 @@ describe('Worker: concurrency', () => {
       return pop(queue, index, count);
     };
     expect((await h.worker.daemon('default')).reason).to.equal('empty');
-    // the second loop popped the other half while the first loop's pop was still out
-    expect(outMax).to.equal(2);
-    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:2', 'popMany:default:2']);
+    expect(outMax).to.equal(1);
     expect(stats.max).to.equal(4);
     expect(reservedMax).to.be.at.most(4);
     expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(9);
     expect(h.queue.pending('default')).to.deep.equal([]);
   });
 
-  it("two loops whose pops come back together take turns: the first loop's next pop goes out before the second batch starts", async () => {
-    // Jobs that finish at once, pops that come back in the same turn: without turns, both batches would
-    // start together and both loops would pop again together, so Node and Redis would wait for each other.
-    const h = harness({ options: { concurrency: 4, stopWhenEmpty: true, memory: 0 }, popMany: true }); // memory 0: slots alone bound the pop
-    const order: string[] = [];
-    h.handler = async (job) => {
-      order.push(`start ${job.getJobId()}`);
-      await job.delete();
-    };
-    for (let i = 0; i < 8; i++) h.queue.push('default');
-    let reservedMax = 0;
-    h.worker.on('JobProcessing', () => void (reservedMax = Math.max(reservedMax, h.queue.reserved('default').length)));
-    const pop = h.queue.popMany!;
-    h.queue.popMany = async (queue, index, count) => {
-      const jobs = await pop(queue, index, count);
-      if (jobs.length > 0) order.push(`pop ${jobs.map((j) => j.getJobId()).join(',')}`);
-      return jobs;
-    };
-    expect((await h.worker.daemon('default')).reason).to.equal('empty');
-    expect(order.slice(0, 4)).to.deep.equal(['pop id-1,id-2', 'pop id-3,id-4', 'start id-1', 'start id-2']);
-    expect(order.indexOf('pop id-5,id-6')).to.be.greaterThan(0).and.lessThan(order.indexOf('start id-3'));
-    expect(order.filter((o) => o.startsWith('start'))).to.have.length(8);
-    expect(reservedMax).to.be.at.most(4);
-    expect(h.queue.reserved('default')).to.deep.equal([]);
-  });
-
-  it('with two loops, maxJobs still caps the jobs started, counting the pops in flight', async () => {
+  it('maxJobs caps the jobs started at any concurrency', async () => {
     const h = harness({ options: { concurrency: 8, maxJobs: 3 }, popMany: true });
     const stats = { now: 0, max: 0, order: [] as string[] };
     h.handler = busy(h, () => 1, stats);

@@ -13,16 +13,16 @@ describe('Deadlines: one timer for every deadline', () => {
       fired.push(now - t0);
       return plan.shift() ?? Infinity;
     }).start();
-    deadlines.wakeBy(t0 + 10_000);
-    deadlines.wakeBy(t0 + 20_000); // later than the armed time: nothing changes
-    deadlines.wakeBy(t0 + 5000); // earlier: re-armed
+    deadlines.fireBy(t0 + 10_000);
+    deadlines.fireBy(t0 + 20_000); // later than the armed time: nothing changes
+    deadlines.fireBy(t0 + 5000); // earlier: re-armed
     for (let i = 0; i < 50 && fired.length < 2; i++) await tick(1);
     expect(fired).to.deep.equal([5000, 7000]);
     // idle now (the handler said Infinity): nothing fires until it is given a time again
     await tick(5);
     expect(fired).to.deep.equal([5000, 7000]);
     plan = [];
-    deadlines.wakeBy(time.clock.nowMs() + 1000);
+    deadlines.fireBy(time.clock.nowMs() + 1000);
     for (let i = 0; i < 50 && fired.length < 3; i++) await tick(1);
     expect(fired).to.deep.equal([5000, 7000, 8000]);
     await deadlines.stop();
@@ -32,7 +32,7 @@ describe('Deadlines: one timer for every deadline', () => {
     const time = new VirtualTime();
     let fired = 0;
     const deadlines = new Deadlines(time.clock, time.sleep, () => (fired++, Infinity)).start();
-    deadlines.wakeBy(time.clock.nowMs() + 60_000);
+    deadlines.fireBy(time.clock.nowMs() + 60_000);
     await deadlines.stop();
     await tick(5);
     expect(fired).to.equal(0);

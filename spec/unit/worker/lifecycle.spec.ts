@@ -117,28 +117,25 @@ describe('PopBudget: pops bounded by payload bytes (finding 11)', () => {
   it('takes one job first, when nothing is known of the payloads, then as many as the memory left holds', () => {
     let used = 20 * MB;
     const budget = new PopBudget(128 * MB, () => used);
-    expect(budget.limit(10, 0, 0)).to.equal(1);
-    expect(budget.limit(10, 1, 0)).to.equal(0); // one in flight, still nothing known: wait for it
-    expect(budget.limit(10, 0, 1)).to.equal(0); // the same for a pop on its way
+    expect(budget.limit(10, 0)).to.equal(1);
+    expect(budget.limit(10, 1)).to.equal(0); // one in flight, still nothing known: wait for it
     budget.record([10 * MB]);
     used = 60 * MB; // 68 MB left, 40 MB a job
-    expect(budget.limit(10, 1, 0)).to.equal(1);
-    expect(budget.limit(10, 1, 1)).to.equal(0); // a pop on its way may bring one more such job: 28 MB left
-    expect(budget.limit(10, 0, 1)).to.equal(0);
+    expect(budget.limit(10, 1)).to.equal(1);
     used = 100 * MB;
-    expect(budget.limit(10, 1, 0)).to.equal(0);
-    expect(budget.limit(10, 0, 0)).to.equal(1); // nothing in flight: one job, whatever its size, as Laravel
+    expect(budget.limit(10, 1)).to.equal(0);
+    expect(budget.limit(10, 0)).to.equal(1); // nothing in flight: one job, whatever its size, as Laravel
     used = 130 * MB;
-    expect(budget.limit(10, 0, 0)).to.equal(0); // at the limit: nothing more
+    expect(budget.limit(10, 0)).to.equal(0); // at the limit: nothing more
   });
 
-  it('two polling loops never pop for the same memory: a pop on its way counts as the jobs it may bring', async () => {
+  it('pops never take more jobs than the memory left holds, at concurrency 20', async () => {
     // Memory in use modelled from the events (a base plus four copies of every payload popped and not yet
     // attempted), so the count does not depend on when V8 collects garbage. 2 MB hold two such jobs, not three.
     const payload = 'x'.repeat(200_000);
     const h = harness({ options: { concurrency: 20, stopWhenEmpty: true, memory: 2, timeout: 0 }, popMany: true });
     const popMany = h.queue.popMany!;
-    // Each pop takes a real moment, as a round trip to Redis does: the other loop's pass may come meanwhile.
+    // Each pop takes a real moment, as a round trip to Redis does.
     h.queue.popMany = async (queue, index, count) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return popMany(queue, index, count);
@@ -165,12 +162,12 @@ describe('PopBudget: pops bounded by payload bytes (finding 11)', () => {
   it('counts only the slots with small payloads or no limit, and forgets a big payload after a few small pops', () => {
     const budget = new PopBudget(128 * MB, () => 20 * MB);
     budget.record([2000]);
-    expect(budget.limit(25, 10, 0)).to.equal(25);
+    expect(budget.limit(25, 10)).to.equal(25);
     budget.record([40 * MB]);
-    expect(budget.limit(25, 10, 0)).to.equal(0);
+    expect(budget.limit(25, 10)).to.equal(0);
     for (let i = 0; i < 20; i++) budget.record([2000]);
-    expect(budget.limit(25, 10, 0)).to.equal(25);
-    expect(new PopBudget(0, () => 10_000 * MB).limit(25, 10, 0)).to.equal(25);
+    expect(budget.limit(25, 10)).to.equal(25);
+    expect(new PopBudget(0, () => 10_000 * MB).limit(25, 10)).to.equal(25);
   });
 });
 

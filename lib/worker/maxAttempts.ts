@@ -1,4 +1,5 @@
-// Laravel's max-attempts and maxExceptions rules (spec §10.11, §10.12), the decisions that fail a job
+// Laravel's max-attempts and maxExceptions rules (Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts,
+// markJobAsFailedIfWillExceedMaxAttempts, markJobAsFailedIfWillExceedMaxExceptions, 13.x): the decisions that fail a job
 // before it runs, after it threw, or when it timed out.
 import { countJobException, forgetJobExceptions } from '../cache/signals';
 import { MaxAttemptsExceededError } from '../errors';
@@ -39,7 +40,7 @@ export async function failAsAlreadyExceeded<J extends WorkerJob>(ctx: AttemptCon
 export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number, error: Error): Promise<void> {
   const maxTries = job.maxTries() ?? optionMaxTries;
   const retryUntil = job.retryUntil();
-  // Both checks run, as in Laravel; failing twice is harmless because fail stops at a deleted job.
+  // Both checks run, as in Laravel; failing twice is harmless because fail stops at a job already failed.
   if (truthy(retryUntil) && retryUntil <= ctx.now()) await ctx.fail(job, error);
   if (!truthy(retryUntil) && maxTries > 0 && job.attempts() >= maxTries) await ctx.fail(job, error);
 }

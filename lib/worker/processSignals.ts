@@ -1,5 +1,5 @@
-// The daemon's signal handlers (spec §10.5): TERM, QUIT and INT stop gracefully (INT since 12.22; before
-// that PHP died at once), USR2 pauses, CONT resumes. Node has no SIGALRM timeouts; see Worker.ts.
+// The daemon's process signal handlers (Laravel's Worker::listenForSignals, 13.x): TERM, QUIT and INT stop gracefully (INT since 12.22; before
+// that PHP died at once), USR2 pauses, CONT resumes. Node has no SIGALRM timeouts; see JobTimeouts.ts.
 
 /** What the signals act on. */
 export interface SignalTarget {
