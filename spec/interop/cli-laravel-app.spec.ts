@@ -110,6 +110,42 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     }
   });
 
+  it('warns within a second when jobs for its queue wait under the prefix of another APP_NAME, at start or when they arrive', async function () {
+    // The .env's APP_NAME is not the one the PHP app derives its prefix from; the version is right.
+    writeApp({ APP_NAME: `"Wrong Shop ${id}"` }, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    const ours = laravelMajor(line) >= 13 ? `wrong-shop-${id}-database-` : `wrong_shop_${id}_database_`;
+    const queue = `q${id}`;
+    const warning = new RegExp(`warning: 1 job\\(s\\) of queue \\[${queue}\\] wait under the prefix "${prefix}"`);
+    const slack = Math.max(1000, Number(process.env.LARQ_SPEC_SLOW_MS ?? 0));
+
+    // started first: the job PHP dispatches afterwards is found within a second of its dispatch
+    const run = startLarq(cli.main, ['work', handlers(), `--queue=${queue}`, '--sleep=0.2'], { cwd: app });
+    try {
+      for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await phpDispatch('on-queue', { laravel: line, port, prefix, args: [queue] });
+      const dispatched = Date.now();
+      while (!warning.test(run.stderr) && Date.now() - dispatched < 15000) await new Promise((r) => setTimeout(r, 20));
+      expect(run.stderr).to.match(warning);
+      expect(Date.now() - dispatched, run.stderr).to.be.below(slack);
+      expect(run.stderr).to.include(`but this process uses "${ours}"`);
+      expect(run.stderr).to.include('set APP_NAME to the PHP app\'s or REDIS_PREFIX to its prefix');
+    } finally {
+      run.child.kill('SIGKILL');
+      await run.done;
+    }
+    // started after: said within a second of starting
+    const again = await larq(['work', handlers(), `--queue=${queue}`, '--sleep=0.2'], { stderr: warning, ms: 15000 });
+    expect(again.matchedAfterMs, again.stderr).to.be.a('number');
+    expect(again.matchedAfterMs!).to.be.below(slack);
+    expect(readFileSync(steps, 'utf8')).not.to.include('step');
+    for (const command of ['size', 'monitor']) {
+      const sized = await larq([command, queue]);
+      expect(sized.stderr).to.match(new RegExp(`larq ${command}: ${warning.source}`));
+      expect(sized.stdout).to.match(new RegExp(`^redis:${queue} +0 +0 +0 +0`, 'm'));
+    }
+  });
+
   it('a PHP 3-step chain whose middle step runs under larq work (no hooks written by the user) completes in order', async function () {
     writeApp({}, line);
     const prefix = skeletonPrefix(laravelMajor(line));

@@ -19,7 +19,7 @@ import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, t
 import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
-import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -27,9 +27,10 @@ const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
 queue:work: run the app's queued jobs in Node, with queue:work's rules for attempts, backoff, timeouts
 and failures. It starts by saying where it reads jobs from (Redis, key prefix, Laravel version and where
-each came from) and warns when jobs wait under another Laravel version's prefix. One line per job:
-RUNNING, then DONE, FAIL in yellow (released, will run again) or FAIL in red (failed for good; the
-reason and uuid go to stderr). Chains and batches continue as Laravel's worker continues them.
+each came from) and warns when jobs for its queues wait under another prefix (another Laravel
+version's, a wrong APP_NAME or REDIS_PREFIX). One line per job: RUNNING, then DONE, FAIL in yellow
+(released, will run again) or FAIL in red (failed for good; the reason and uuid go to stderr). Chains
+and batches continue as Laravel's worker continues them.
 
   connection            the Redis queue connection's name (default QUEUE_CONNECTION, else "redis")
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
@@ -143,7 +144,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
-    void warnAboutOtherPrefixes(config, queues.split(','), io, resources);
+    watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
@@ -212,14 +213,42 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
   ];
 }
 
-// Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
-async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
-  try {
-    const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
-    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
-  } catch (e) {
-    io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
-  }
+// Jobs of the worker's queues waiting under another prefix (the other skeleton's, a wrong APP_NAME or
+// REDIS_PREFIX): looked for at start and every second after, each finding said once, until the worker
+// has run a job (its prefix is then the one the jobs come to) or stops.
+const PREFIX_LOOK_MS = 1000;
+
+function watchOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources, worker: Worker<RedisJob>): void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let looking: Promise<void> = Promise.resolve();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  worker.once('JobProcessing', stop);
+  void (async () => {
+    try {
+      const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
+      // closed before the client (Resources close in reverse): no look is left running on a closed connection
+      resources.add(async () => {
+        stop();
+        await looking;
+      });
+      const others = new OtherPrefixes(config, queues, client);
+      const look = async () => {
+        if (stopped) return;
+        for (const line of describeJobsElsewhere(await others.look(), config)) io.err(`larq work: warning: ${line}`);
+      };
+      await (looking = look());
+      if (stopped) return;
+      timer = setInterval(() => {
+        looking = looking.then(look).catch(stop); // a failed look (Redis away) ends the watch quietly
+      }, PREFIX_LOOK_MS).unref();
+    } catch (e) {
+      if (!stopped) io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
+    }
+  })();
 }
 
 function terminalWidth(): number {
