@@ -19,6 +19,7 @@ import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, t
 import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
+import { isTypeScript, prepareTypeScript } from '../typescript';
 import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
@@ -36,7 +37,7 @@ and batches continue as Laravel's worker continues them.
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
                         is a Handlers instance or a function (may be async) returning one, called with
                         { queue, config, env, cache }; resolved from the current directory. A .ts module
-                        needs ts-node: NODE_OPTIONS="-r ts-node/register"
+                        runs through the app's tsx (npm install --save-dev tsx), which larq registers
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
@@ -297,8 +298,9 @@ export interface HandlersFactoryContext {
  */
 export async function loadHandlers(path: string, context?: HandlersFactoryContext): Promise<Handlers> {
   const file = resolve(process.cwd(), path);
-  if (/\.[cm]?ts$/.test(file) && !require.extensions['.ts']) {
-    throw new UsageError(`larq work: --handlers=${path} is TypeScript: run larq with NODE_OPTIONS="-r ts-node/register", or compile it to JavaScript`);
+  if (isTypeScript(file)) {
+    if (!existsSync(file)) throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
+    await prepareTypeScript(file, path);
   }
   let mod: Record<string, unknown>;
   try {
@@ -324,13 +326,21 @@ export async function loadHandlers(path: string, context?: HandlersFactoryContex
 // The first line of a module's load error, led by the file:line a syntax error points at. Node puts that
 // location on the first line of a CommonJS module's stack; for an ES module it gives none, so the module is
 // checked again with \`node --check\`, which prints it (this runs only on the way out of a failed start).
+// A first line that announces a list (ts-node's "Unable to compile TypeScript:", tsx's "Transform failed
+// with 1 error:") is followed on the same line by that list: the compiler's diagnostics, each with its
+// file:line.
 function moduleFailure(thrown: unknown, file: string): string {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const first = `${error.name}: ${error.message.split('\n')[0]}`;
+  const [heading, ...rest] = error.message.split('\n');
+  const first = `${error.name}: ${heading}`;
+  const diagnostics = rest.filter((line) => line.trim() !== '').slice(0, MAX_DIAGNOSTIC_LINES);
+  if (heading.trimEnd().endsWith(':') && diagnostics.length > 0) return `${first} ${diagnostics.map((line) => line.trim()).join('; ')}`;
   if (!(error instanceof SyntaxError)) return first;
   const location = LOCATION.exec(error.stack ?? '') ?? LOCATION.exec(syntaxCheck(file));
   return location ? `${location[1]}: ${first}` : first;
 }
+
+const MAX_DIAGNOSTIC_LINES = 10;
 
 const LOCATION = /^(?:file:\/\/)?(\S+:\d+)\r?\n/;
 
