@@ -10,6 +10,7 @@ import { compileCli, type CompiledCli } from '../support/compiled';
 import { startLarq } from '../support/larqProcess';
 import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
 import { rawClient, requireRedis } from '../support/redis';
+import { ownRedis } from '../support/redisServer';
 
 const LINES: PhpLaravelLine[] = ['12.67', '13.26'];
 
@@ -143,6 +144,43 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
       const sized = await larq([command, queue]);
       expect(sized.stderr).to.match(new RegExp(`larq ${command}: ${warning.source}`));
       expect(sized.stdout).to.match(new RegExp(`^redis:${queue} +0 +0 +0 +0`, 'm'));
+    }
+  });
+
+  it('keeps stdout JSON-only under --json, warns when started through npm, and says nothing of a lost connection after a clean stop', async function () {
+    writeApp({}, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
+    // npm marks the programs it starts (npx, npm exec) with npm_command
+    const run = startLarq(cli.main, ['work', handlers(), '--json', '--sleep=0.2'], { cwd: app, env: { npm_command: 'exec' } });
+    try {
+      for (let waited = 0; !readFileSync(steps, 'utf8').includes('step 1') && waited < 15000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
+      run.child.kill('SIGTERM');
+      expect(await run.done, run.stderr).to.equal(0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    const lines = run.stdout.split('\n').filter((l) => l !== '');
+    expect(lines.length, run.stdout).to.be.greaterThan(0);
+    for (const l of lines) expect(() => JSON.parse(l), `stdout line: ${l}`).not.to.throw();
+    expect(run.stderr).to.include('handled step 1');
+    expect(run.stderr).to.include("larq work: warning: started through npm (npx, npm exec or npm run): a supervisor's SIGTERM goes to npm");
+    expect(run.stderr).not.to.include('connection lost');
+  });
+
+  it('names REDIS_PASSWORD when Redis refuses the password', async function () {
+    const guarded = await ownRedis();
+    const admin = guarded.admin();
+    await admin.config('SET', 'requirepass', 'right-password');
+    admin.disconnect();
+    try {
+      writeApp({ REDIS_PORT: String(guarded.port), REDIS_PASSWORD: 'wrong-password', QUEUE_FAILED_DRIVER: 'null' }, line);
+      const run = await larq(['work', handlers(), '--stop-when-empty']);
+      expect(run.code, run.stderr).to.equal(1);
+      expect(run.stderr).to.match(/^larq work: cannot reach Redis at .*WRONGPASS.*; check REDIS_PASSWORD/m);
+    } finally {
+      await guarded.stop();
     }
   });
 

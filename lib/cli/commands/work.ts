@@ -101,6 +101,8 @@ async function run(p: Parsed, io: Io): Promise<number> {
   const backoff = stringFlag(p, 'backoff');
   if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
   const unknownJobs = unknownJobsFlag(stringFlag(p, 'unknown-jobs'));
+  // --json: stdout carries the JSON lines alone, so what the handlers module prints with console goes to stderr
+  if (p.values.json === true) console.log = console.info = console.debug = console.error;
   const options = {
     maxTries: numberFlag(p, 'tries', 1),
     backoff: backoff ?? 0,
@@ -145,6 +147,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
+    if (process.env.npm_command !== undefined) io.err(`larq work: warning: ${NPM_PARENT}`);
     watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);
@@ -165,6 +168,11 @@ async function run(p: Parsed, io: Io): Promise<number> {
     await resources.close();
   }
 }
+
+// npm sets npm_command for the programs it starts (npx and npm exec: "exec"; npm run: "run-script").
+const NPM_PARENT =
+  "started through npm (npx, npm exec or npm run): a supervisor's SIGTERM goes to npm, which may not pass it on, and this worker would go on taking jobs; " +
+  'under systemd or Supervisor run node_modules/.bin/larq directly';
 
 // What happens to a handler that ignores its timeout, said once at start-up so an operator knows why the
 // worker may exit with status 1.
