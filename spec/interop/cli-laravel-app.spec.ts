@@ -205,6 +205,9 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     const sent = await phpDispatch('object-basic', { laravel: line, port, prefix });
     const released = await larq(['work', handlers(), '--unknown-jobs=release', '--tries=3', '--stop-when-empty', '--sleep=0', '--max-jobs=1']);
     expect(released.code, released.stderr).to.equal(0);
+    // shown as what became of it: put back for PHP, not done
+    expect(released.stdout).to.match(/App\\Jobs\\SendWelcomeEmail \.+ .*RELEASED$/m);
+    expect(released.stdout).not.to.match(/SendWelcomeEmail .*DONE/);
     // larq's pop counted an attempt, as a PHP worker's release would: a PHP worker with --tries=1 would
     // now fail it unrun (the README's reason to give Node jobs a queue of their own)
     const ran = await runLaravelWorker({ laravel: line, port, prefix, queue: 'default', tries: 3 });
