@@ -148,7 +148,7 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
   });
 
   it('keeps stdout JSON-only under --json, warns when started through npm, and says nothing of a lost connection after a clean stop', async function () {
-    writeApp({}, line);
+    writeApp({ CACHE_STORE: 'redis' }, line); // the cache and its lock connection: more connections to close
     const prefix = skeletonPrefix(laravelMajor(line));
     await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
     // npm marks the programs it starts (npx, npm exec) with npm_command
