@@ -26,7 +26,11 @@ export interface RedisCacheStoreOptions {
   laravel?: CacheLaravelVersion;
   /** Database index when larq opens the connection (REDIS_CACHE_DB). Default: the URL/options' own, else 1. A Cluster client: 0 only. */
   database?: number | null;
-  /** Where locks live (`lock_connection`); default the cache connection. The skeleton uses `default` (db 0). */
+  /**
+   * Where locks live (`lock_connection`). Default: the skeleton's `default` connection (REDIS_DB), i.e. the
+   * cache connection's server at database 0, where Laravel's dispatch() takes unique-job locks. `null`:
+   * the cache connection itself (a store config without `lock_connection`).
+   */
   lockConnection?: RedisConnection | null;
 }
 
@@ -90,19 +94,30 @@ export class RedisCacheStore implements CacheStore {
     if (database !== null && !(Number.isInteger(database) && database >= 0)) throw new InvalidOptionError('database', 'must be an integer >= 0');
     this.layout = Object.freeze({ prefix, cachePrefix, keyPrefix: redisCacheKeyPrefix(cachePrefix, laravel), laravel });
 
-    // The cache connection defaults to database 1 (REDIS_CACHE_DB); a separate lock connection to 0,
-    // the skeleton's `default` connection that `lock_connection` names.
+    // The cache connection defaults to database 1 (REDIS_CACHE_DB); locks to the skeleton's `default`
+    // connection, database 0 (config/cache.php `lock_connection` => 'default': laravel/laravel 8.x since December 2020, 9.x-13.x).
     const main = connect('connection', options.connection ?? 'redis://127.0.0.1:6379', database, 1);
     this.client = main.client;
     if (main.owned) this.owned.push(main.client);
-    const lockOption = options.lockConnection ?? null;
+    const lockOption = options.lockConnection;
     if (lockOption === null) {
       this.lockClient = this.client;
+    } else if (lockOption === undefined) {
+      this.lockClient = this.defaultLockClient();
     } else {
       const lock = connect('lockConnection', lockOption, null, 0);
       this.lockClient = lock.client;
       if (lock.owned) this.owned.push(lock.client);
     }
+  }
+
+  // The skeleton's lock connection: the cache connection when it is on database 0 already (or a cluster,
+  // which has no other), else a second connection to the same server on database 0.
+  private defaultLockClient(): Client {
+    if (this.client.isCluster || ((this.client.options as { db?: number }).db ?? 0) === 0) return this.client;
+    const lock = (this.client as Redis).duplicate({ db: 0 });
+    this.owned.push(lock);
+    return lock;
   }
 
   /** The physical Redis key of a logical cache key (or lock name). */

@@ -54,8 +54,10 @@ export class WorkOutput {
       worker.on('WorkerQueuePaused', (e) => this.queueStatus(e.queue, 'paused'));
       worker.on('WorkerQueueResumed', (e) => this.queueStatus(e.queue, 'resumed'));
       worker.on('JobProcessing', (e) => this.job(e.job, 'starting'));
-      // A job that failed itself also fires JobProcessed: its FAIL line was written already.
-      worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, 'success'));
+      // A job that failed itself also fires JobProcessed: its FAIL line was written already. One released
+      // without an exception (put back for a PHP worker by --unknown-jobs=release, or by its handler) did
+      // not get done: it is shown as RELEASED.
+      worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, e.job.isReleased() && !this.options.json ? 'released' : 'success'));
     }
     // A string job's handler settles the job itself, as a PHP `fire`/`handle` method must; one that
     // returned without doing so stays reserved and runs again after retry_after.
@@ -87,7 +89,7 @@ export class WorkOutput {
     return this.options.colors ? `\x1b[${bold ? '1;' : ''}${COLOR[color]}m${text}\x1b[0m` : text;
   }
 
-  private job(job: RedisJob, status: 'starting' | 'success' | 'released_after_exception' | 'failed', exception?: Error): void {
+  private job(job: RedisJob, status: 'starting' | 'success' | 'released' | 'released_after_exception' | 'failed', exception?: Error): void {
     if (this.options.json) return this.jsonLine(job, status, exception);
     const name = printable(job.resolveName());
     const [id, connection, queue] = [printable(job.getJobId() ?? ''), printable(job.getConnectionName()), printable(job.getQueue())];
@@ -103,8 +105,9 @@ export class WorkOutput {
     const runTime = runTimeForHumans(performance.now() - (this.startedAt.get(job) ?? performance.now()));
     this.startedAt.delete(job);
     const memory = this.options.verbose ? `${(process.memoryUsage().rss / 1024 / 1024).toFixed(1)}MB` : '';
-    const dots = Math.max(this.options.width - name.length - (this.options.verbose ? detailsWidth + memory.length + 1 : 0) - runTime.length - 31, 0);
-    const result = status === 'success' ? this.paint('DONE', 'green', true) : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
+    const dots = Math.max(this.options.width - name.length - (this.options.verbose ? detailsWidth + memory.length + 1 : 0) - runTime.length - 31 - (status === 'released' ? 'RELEASED'.length - 'DONE'.length : 0), 0);
+    const result =
+      status === 'success' ? this.paint('DONE', 'green', true) : status === 'released' ? this.paint('RELEASED', 'yellow', true) : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
     this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`);
   }
 

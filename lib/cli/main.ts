@@ -19,7 +19,10 @@ import { work } from './commands/work';
 /** Every command, in the order `larq --help` lists them. */
 export const COMMANDS: readonly Command[] = Object.freeze([work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, retryBatch, pruneBatches, pause, resume, restart]);
 
-const STDIO: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
+// The console's own methods, kept: `larq work --json` sends a handlers module's console.log to stderr.
+const stdout = console.log.bind(console);
+const stderr = console.error.bind(console);
+const STDIO: Io = { out: (line) => stdout(line), err: (line) => stderr(line) };
 
 /** Run the command line `argv` (without node and the script); resolves to the exit status, never throws. */
 export async function main(argv: string[], io: Io = STDIO): Promise<number> {

@@ -1,7 +1,7 @@
 // Small helpers for reading and rewriting the properties of a PHP job object without disturbing the
 // others: every property keeps its position, visibility and bytes unless it is the one being set.
 import type { LaravelLine } from '../LaravelLine';
-import { declarationOf, phpIdentical, queueableTrait, toPhp } from '../php/builder';
+import { declarationOf, PhpFloat, phpIdentical, queueableTrait, toPhp } from '../php/builder';
 import { PhpArray, PhpBytes, PhpObject, type PhpProperty, type PhpValue } from '../php/values';
 
 /** A copy of `object` with `name` set to `value`: in place when present, else appended as public. */
@@ -65,8 +65,9 @@ export function withJobProperties(object: PhpObject, updates: Readonly<Record<st
   const declaration = declarationOf(object);
   if (declaration && new Set(names).size === names.length && Object.keys(updates).every((n) => declaration.properties.some((p) => p.name === n))) {
     const values: Record<string, unknown> = {};
-    for (const p of object.properties) values[p.name] = p.value;
-    return declaration.make({ ...values, ...updates });
+    for (const p of object.properties) values[p.name] = asBuilt(p.value);
+    for (const [name, value] of Object.entries(updates)) values[name] = asBuilt(value);
+    return declaration.make(values);
   }
   // An object that holds all of some line's Queueable properties was serialized whole (no SerializesModels,
   // or before 9.4): it keeps every property, in that line's places.
@@ -86,6 +87,12 @@ export function withJobProperties(object: PhpObject, updates: Readonly<Record<st
     }
   }
   return new PhpObject(object.className, properties);
+}
+
+// A value already built goes back into make() unchanged: make() reads a bare JS number by the int rule,
+// but in a PhpValue a number is always a float (`d:2;` is 2, `i:2;` is 2n), so it is marked as one.
+function asBuilt(value: PhpValue): unknown {
+  return typeof value === 'number' ? new PhpFloat(value) : value;
 }
 
 // Put `property` after the nearest of Queueable's earlier properties present, else before the nearest later

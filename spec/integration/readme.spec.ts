@@ -161,12 +161,12 @@ describe('README.md', function () {
         const t = treatment(b);
         if (t.kind === 'file') writeFileSync(join(app, t.name), b.code);
       }
-      // What the quick start has PHP dispatch: SendInvoice::dispatch(1042) and ChargeCard::dispatch(7).
+      // What the quick start has PHP dispatch: SendInvoice::dispatch(1042) and ChargeCard::dispatch(7), each ->onQueue('node').
       const traits = { traits: laravelJobTraits(12) };
       const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
       try {
-        await queue.push(phpClass('App\\Jobs\\SendInvoice', { invoice: 'public' }, traits).make({ invoice: 1042 }));
-        await queue.push(phpClass('App\\Jobs\\ChargeCard', { card: 'public' }, traits).make({ card: 7 }));
+        await queue.push(phpClass('App\\Jobs\\SendInvoice', { invoice: 'public' }, traits).make({ invoice: 1042, queue: 'node' }), 'node');
+        await queue.push(phpClass('App\\Jobs\\ChargeCard', { card: 'public' }, traits).make({ card: 7, queue: 'node' }), 'node');
       } finally {
         await queue.close();
       }

@@ -10,6 +10,7 @@ import { compileCli, type CompiledCli } from '../support/compiled';
 import { startLarq } from '../support/larqProcess';
 import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
 import { rawClient, requireRedis } from '../support/redis';
+import { ownRedis } from '../support/redisServer';
 
 const LINES: PhpLaravelLine[] = ['12.67', '13.26'];
 
@@ -110,6 +111,79 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     }
   });
 
+  it('warns within a second when jobs for its queue wait under the prefix of another APP_NAME, at start or when they arrive', async function () {
+    // The .env's APP_NAME is not the one the PHP app derives its prefix from; the version is right.
+    writeApp({ APP_NAME: `"Wrong Shop ${id}"` }, line);
+    const prefix = skeletonPrefix(laravelMajor(line));
+    const ours = laravelMajor(line) >= 13 ? `wrong-shop-${id}-database-` : `wrong_shop_${id}_database_`;
+    const queue = `q${id}`;
+    const warning = new RegExp(`warning: 1 job\\(s\\) of queue \\[${queue}\\] wait under the prefix "${prefix}"`);
+    const slack = Math.max(1000, Number(process.env.LARQ_SPEC_SLOW_MS ?? 0));
+
+    // started first: the job PHP dispatches afterwards is found within a second of its dispatch
+    const run = startLarq(cli.main, ['work', handlers(), `--queue=${queue}`, '--sleep=0.2'], { cwd: app });
+    try {
+      for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await phpDispatch('on-queue', { laravel: line, port, prefix, args: [queue] });
+      const dispatched = Date.now();
+      while (!warning.test(run.stderr) && Date.now() - dispatched < 15000) await new Promise((r) => setTimeout(r, 20));
+      expect(run.stderr).to.match(warning);
+      expect(Date.now() - dispatched, run.stderr).to.be.below(slack);
+      expect(run.stderr).to.include(`but this process uses "${ours}"`);
+      expect(run.stderr).to.include('set APP_NAME to the PHP app\'s or REDIS_PREFIX to its prefix');
+    } finally {
+      run.child.kill('SIGKILL');
+      await run.done;
+    }
+    // started after: said within a second of starting
+    const again = await larq(['work', handlers(), `--queue=${queue}`, '--sleep=0.2'], { stderr: warning, ms: 15000 });
+    expect(again.matchedAfterMs, again.stderr).to.be.a('number');
+    expect(again.matchedAfterMs!).to.be.below(slack);
+    expect(readFileSync(steps, 'utf8')).not.to.include('step');
+    for (const command of ['size', 'monitor']) {
+      const sized = await larq([command, queue]);
+      expect(sized.stderr).to.match(new RegExp(`larq ${command}: ${warning.source}`));
+      expect(sized.stdout).to.match(new RegExp(`^redis:${queue} +0 +0 +0 +0`, 'm'));
+    }
+  });
+
+  it('keeps stdout JSON-only under --json, warns when started through npm, and says nothing of a lost connection after a clean stop', async function () {
+    writeApp({ CACHE_STORE: 'redis' }, line); // the cache and its lock connection: more connections to close
+    const prefix = skeletonPrefix(laravelMajor(line));
+    await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
+    // npm marks the programs it starts (npx, npm exec) with npm_command
+    const run = startLarq(cli.main, ['work', handlers(), '--json', '--sleep=0.2'], { cwd: app, env: { npm_command: 'exec' } });
+    try {
+      for (let waited = 0; !readFileSync(steps, 'utf8').includes('step 1') && waited < 15000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
+      run.child.kill('SIGTERM');
+      expect(await run.done, run.stderr).to.equal(0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    const lines = run.stdout.split('\n').filter((l) => l !== '');
+    expect(lines.length, run.stdout).to.be.greaterThan(0);
+    for (const l of lines) expect(() => JSON.parse(l), `stdout line: ${l}`).not.to.throw();
+    expect(run.stderr).to.include('handled step 1');
+    expect(run.stderr).to.include("larq work: warning: started through npm (npx, npm exec or npm run): a supervisor's SIGTERM goes to npm");
+    expect(run.stderr).not.to.include('connection lost');
+  });
+
+  it('names REDIS_PASSWORD when Redis refuses the password', async function () {
+    const guarded = await ownRedis();
+    const admin = guarded.admin();
+    await admin.config('SET', 'requirepass', 'right-password');
+    admin.disconnect();
+    try {
+      writeApp({ REDIS_PORT: String(guarded.port), REDIS_PASSWORD: 'wrong-password', QUEUE_FAILED_DRIVER: 'null' }, line);
+      const run = await larq(['work', handlers(), '--stop-when-empty']);
+      expect(run.code, run.stderr).to.equal(1);
+      expect(run.stderr).to.match(/^larq work: cannot reach Redis at .*WRONGPASS.*; check REDIS_PASSWORD/m);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it('a PHP 3-step chain whose middle step runs under larq work (no hooks written by the user) completes in order', async function () {
     writeApp({}, line);
     const prefix = skeletonPrefix(laravelMajor(line));
@@ -131,6 +205,9 @@ for (const line of LINES) describe(`interop: larq work in a Laravel ${line} app`
     const sent = await phpDispatch('object-basic', { laravel: line, port, prefix });
     const released = await larq(['work', handlers(), '--unknown-jobs=release', '--tries=3', '--stop-when-empty', '--sleep=0', '--max-jobs=1']);
     expect(released.code, released.stderr).to.equal(0);
+    // shown as what became of it: put back for PHP, not done
+    expect(released.stdout).to.match(/App\\Jobs\\SendWelcomeEmail \.+ .*RELEASED$/m);
+    expect(released.stdout).not.to.match(/SendWelcomeEmail .*DONE/);
     // larq's pop counted an attempt, as a PHP worker's release would: a PHP worker with --tries=1 would
     // now fail it unrun (the README's reason to give Node jobs a queue of their own)
     const ran = await runLaravelWorker({ laravel: line, port, prefix, queue: 'default', tries: 3 });

@@ -4,11 +4,14 @@
 // compares the owner the job carries (uniqueLockOwner) and leaves a lock another dispatch took alone.
 import { expect } from 'chai';
 import type Redis from 'ioredis';
+import { createCacheStore } from '../../lib/cache';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { createWorker } from '../../lib/createWorker';
 import { chainHooks } from '../../lib/features/chain';
+import { dispatchUnique } from '../../lib/features/unique';
 import { uniqueJobs, uniqueLockName, type UniqueJobSpec } from '../../lib/features/unique';
 import { Handlers } from '../../lib/handlers/Handlers';
+import { laravelJobTraits, phpClass } from '../../lib/php/builder';
 import { unserialize } from '../../lib/php/unserialize';
 import { PhpObject } from '../../lib/php/values';
 import { RedisQueue } from '../../lib/RedisQueue';
@@ -115,5 +118,20 @@ for (const line of LARAVEL_LINES) describe(`interop: unique jobs (Laravel ${line
     const left = await laravel.cache.lock(stepKey('o1')).currentOwner();
     expect(left === null ? null : 'held', 'Laravel').to.equal(line === '13.26' ? 'held' : null);
     expect(await larq.cache.lock(stepKey('o1')).currentOwner()).to.equal(line === '13.26' ? second : null);
+  });
+
+  it("a Node dispatchUnique with the cache store's defaults holds the lock where Laravel's dispatch() looks", async function () {
+    // the skeleton's cache store: values on the `cache` connection (db 1), locks on `default` (db 0),
+    // where the harness's dispatch() takes them
+    const prefix = randomPrefix();
+    const cache = createCacheStore({ driver: 'redis', connection: { port, host: '127.0.0.1' }, prefix, cachePrefix: CACHE_PREFIX, laravel: laravelMajor(line) });
+    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
+    open.push(queue, cache);
+    const UniqueStep = phpClass(UNIQUE_STEP, { uniqueId: 'public' }, { traits: laravelJobTraits(laravelMajor(line)), serializesModels: true });
+    const job = UniqueStep.make({ uniqueId: 'd1', queue: 'php' });
+    expect(await dispatchUnique(queue, cache, job, {}, { laravel: line })).to.be.a('string');
+    const php: PhpConnection = { laravel: line, port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
+    expect((await dispatch13('unique-step', ['d1', 'php'], php)).ids, "PHP's dispatch of the same unique job").to.have.length(0);
+    expect(await commandsIn(prefix, 'php')).to.have.length(1);
   });
 });

@@ -2,7 +2,7 @@
 // size()), its parts, and ALERT once it reaches --max. Also the table `larq size` prints.
 import { configFor, numberFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { redisConnection } from '../config';
-import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { openFailedLists } from './failedLists';
 import { Resources } from './shared';
 
@@ -45,8 +45,10 @@ export async function readSizes(p: Parsed, io: Io, list: string | undefined, old
       const oldest = oldestPending ? { oldest_pending: await queue.creationTimeOfOldestPendingJob(name) } : {};
       rows.push({ connection, queue: name, size, pending, delayed, reserved, ...kept, ...oldest });
     }
-    // Jobs under the prefix the other Laravel skeleton derives from APP_NAME: said on stderr, the table stays as it is.
-    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, [...new Set(entries.map((e) => e.queue))], client), config)) io.err(`larq ${p.command}: warning: ${line}`);
+    // Jobs of these queues under another prefix (the other skeleton's, or any a bounded SCAN finds): said on
+    // stderr, the table stays as it is.
+    const elsewhere = await new OtherPrefixes(config, [...new Set(entries.map((e) => e.queue))], client).look();
+    for (const line of describeJobsElsewhere(elsewhere, config)) io.err(`larq ${p.command}: warning: ${line}`);
     return rows;
   } finally {
     await resources.close();

@@ -80,8 +80,10 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
     firstProblem ??= e;
     lostBecause ||= e.message;
   });
+  let closing = false;
   client.on('close', () => {
-    if (!connected || lostAt !== null || !persistent) return;
+    // Closed by us on the way out (Resources.close): nothing was lost.
+    if (closing || !connected || lostAt !== null || !persistent) return;
     lostAt = Date.now();
     // The socket's error (if any) comes just before the close: say it with the one line.
     setImmediate(() => io.err(`larq: Redis ${describeRedis(url)}: connection lost${lostBecause ? ` (${lostBecause})` : ''}; reconnecting`));
@@ -96,13 +98,21 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
   } catch (e) {
     client.disconnect();
     // ioredis rejects with "Connection is closed."; the socket's own error says why.
-    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${(firstProblem ?? (e as Error)).message}`);
+    const problem = (firstProblem ?? (e as Error)).message;
+    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${problem}${AUTH_REFUSED.test(problem) ? '; check REDIS_PASSWORD (and REDIS_USERNAME, or REDIS_URL)' : ''}`);
   }
   connected = true;
   lostBecause = '';
-  resources.add(() => client.quit().catch(() => client.disconnect()));
+  resources.add(() => {
+    closing = true;
+    return client.quit().catch(() => client.disconnect());
+  });
   return client;
 }
+
+// Redis refusing the credentials: a wrong password or user (WRONGPASS), none given (NOAUTH), or one
+// given to a server that has none (AUTH ... called without any password configured).
+const AUTH_REFUSED = /WRONGPASS|NOAUTH|\bAUTH\b/;
 
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false, telemetry: QueueTelemetry | null = null): Promise<RedisQueue> {

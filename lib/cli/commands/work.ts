@@ -19,9 +19,10 @@ import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, t
 import { detailLines, workBannerRows } from '../banner';
 import { redisConnection, type CliConfig } from '../config';
 import { checkStores, maintenanceMode } from '../preflight';
-import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
+import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
 import { startTelemetry, telemetryRequest } from '../telemetry';
+import { isTypeScript, prepareTypeScript } from '../typescript';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -29,15 +30,16 @@ const HELP = `Usage: larq work [connection] --handlers=MODULE [options]
 
 queue:work: run the app's queued jobs in Node, with queue:work's rules for attempts, backoff, timeouts
 and failures. It starts by saying where it reads jobs from (Redis, key prefix, Laravel version and where
-each came from) and warns when jobs wait under another Laravel version's prefix. One line per job:
-RUNNING, then DONE, FAIL in yellow (released, will run again) or FAIL in red (failed for good; the
-reason and uuid go to stderr). Chains and batches continue as Laravel's worker continues them.
+each came from) and warns when jobs for its queues wait under another prefix (another Laravel
+version's, a wrong APP_NAME or REDIS_PREFIX). One line per job: RUNNING, then DONE, FAIL in yellow
+(released, will run again) or FAIL in red (failed for good; the reason and uuid go to stderr). Chains
+and batches continue as Laravel's worker continues them.
 
   connection            the Redis queue connection's name (default QUEUE_CONNECTION, else "redis")
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
                         is a Handlers instance or a function (may be async) returning one, called with
                         { queue, config, env, cache }; resolved from the current directory. A .ts module
-                        needs ts-node: NODE_OPTIONS="-r ts-node/register"
+                        runs through the app's tsx (npm install --save-dev tsx), which larq registers
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
@@ -107,6 +109,8 @@ async function run(p: Parsed, io: Io): Promise<number> {
   const backoff = stringFlag(p, 'backoff');
   if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
   const unknownJobs = unknownJobsFlag(stringFlag(p, 'unknown-jobs'));
+  // --json: stdout carries the JSON lines alone, so what the handlers module prints with console goes to stderr
+  if (p.values.json === true) console.log = console.info = console.debug = console.error;
   const options = {
     maxTries: numberFlag(p, 'tries', 1),
     backoff: backoff ?? 0,
@@ -157,7 +161,8 @@ async function run(p: Parsed, io: Io): Promise<number> {
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
-    void warnAboutOtherPrefixes(config, queues.split(','), io, resources);
+    if (process.env.npm_command !== undefined) io.err(`larq work: warning: ${NPM_PARENT}`);
+    watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
@@ -190,6 +195,11 @@ function metricsFlag(text: string | undefined): string | undefined {
 function hostForUrl(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
+
+// npm sets npm_command for the programs it starts (npx and npm exec: "exec"; npm run: "run-script").
+const NPM_PARENT =
+  "started through npm (npx, npm exec or npm run): a supervisor's SIGTERM goes to npm, which may not pass it on, and this worker would go on taking jobs; " +
+  'under systemd or Supervisor run node_modules/.bin/larq directly';
 
 // What happens to a handler that ignores its timeout, said once at start-up so an operator knows why the
 // worker may exit with status 1.
@@ -239,14 +249,42 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
   ];
 }
 
-// Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
-async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
-  try {
-    const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
-    for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
-  } catch (e) {
-    io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
-  }
+// Jobs of the worker's queues waiting under another prefix (the other skeleton's, a wrong APP_NAME or
+// REDIS_PREFIX): looked for at start and every second after, each finding said once, until the worker
+// has run a job (its prefix is then the one the jobs come to) or stops.
+const PREFIX_LOOK_MS = 1000;
+
+function watchOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources, worker: Worker<RedisJob>): void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let looking: Promise<void> = Promise.resolve();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  worker.once('JobProcessing', stop);
+  void (async () => {
+    try {
+      const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
+      // closed before the client (Resources close in reverse): no look is left running on a closed connection
+      resources.add(async () => {
+        stop();
+        await looking;
+      });
+      const others = new OtherPrefixes(config, queues, client);
+      const look = async () => {
+        if (stopped) return;
+        for (const line of describeJobsElsewhere(await others.look(), config)) io.err(`larq work: warning: ${line}`);
+      };
+      await (looking = look());
+      if (stopped) return;
+      timer = setInterval(() => {
+        looking = looking.then(look).catch(stop); // a failed look (Redis away) ends the watch quietly
+      }, PREFIX_LOOK_MS).unref();
+    } catch (e) {
+      if (!stopped) io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
+    }
+  })();
 }
 
 function terminalWidth(): number {
@@ -296,8 +334,9 @@ export interface HandlersFactoryContext {
  */
 export async function loadHandlers(path: string, context?: HandlersFactoryContext): Promise<Handlers> {
   const file = resolve(process.cwd(), path);
-  if (/\.[cm]?ts$/.test(file) && !require.extensions['.ts']) {
-    throw new UsageError(`larq work: --handlers=${path} is TypeScript: run larq with NODE_OPTIONS="-r ts-node/register", or compile it to JavaScript`);
+  if (isTypeScript(file)) {
+    if (!existsSync(file)) throw new UsageError(`larq work: --handlers=${path}: no such module (${file})`);
+    await prepareTypeScript(file, path);
   }
   let mod: Record<string, unknown>;
   try {
@@ -323,13 +362,21 @@ export async function loadHandlers(path: string, context?: HandlersFactoryContex
 // The first line of a module's load error, led by the file:line a syntax error points at. Node puts that
 // location on the first line of a CommonJS module's stack; for an ES module it gives none, so the module is
 // checked again with \`node --check\`, which prints it (this runs only on the way out of a failed start).
+// A first line that announces a list (ts-node's "Unable to compile TypeScript:", tsx's "Transform failed
+// with 1 error:") is followed on the same line by that list: the compiler's diagnostics, each with its
+// file:line.
 function moduleFailure(thrown: unknown, file: string): string {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const first = `${error.name}: ${error.message.split('\n')[0]}`;
+  const [heading, ...rest] = error.message.split('\n');
+  const first = `${error.name}: ${heading}`;
+  const diagnostics = rest.filter((line) => line.trim() !== '').slice(0, MAX_DIAGNOSTIC_LINES);
+  if (heading.trimEnd().endsWith(':') && diagnostics.length > 0) return `${first} ${diagnostics.map((line) => line.trim()).join('; ')}`;
   if (!(error instanceof SyntaxError)) return first;
   const location = LOCATION.exec(error.stack ?? '') ?? LOCATION.exec(syntaxCheck(file));
   return location ? `${location[1]}: ${first}` : first;
 }
+
+const MAX_DIAGNOSTIC_LINES = 10;
 
 const LOCATION = /^(?:file:\/\/)?(\S+:\d+)\r?\n/;
 

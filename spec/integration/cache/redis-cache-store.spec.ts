@@ -169,13 +169,14 @@ describe('cache: RedisCacheStore', function () {
   });
 
   describe('locks', () => {
+    // locks live on the skeleton's `default` connection (database 0) unless lockConnection says otherwise
     it('TTL > 0: SET NX EX; the owner is 16 alphanumerics; a second owner is refused', async () => {
       const s = store();
       const a = s.lock('laravel_unique_job:App\\Jobs\\Sync7', 30);
       expect(a.owner).to.match(/^[A-Za-z0-9]{16}$/);
       expect(await a.acquire()).to.equal(true);
-      expect(await raw.get(s.key('laravel_unique_job:App\\Jobs\\Sync7'))).to.equal(a.owner);
-      expect(await raw.ttl(s.key('laravel_unique_job:App\\Jobs\\Sync7'))).to.be.within(29, 30);
+      expect(await raw0.get(s.key('laravel_unique_job:App\\Jobs\\Sync7'))).to.equal(a.owner);
+      expect(await raw0.ttl(s.key('laravel_unique_job:App\\Jobs\\Sync7'))).to.be.within(29, 30);
       const b = s.lock('laravel_unique_job:App\\Jobs\\Sync7', 30);
       expect(b.owner).not.to.equal(a.owner);
       expect(await b.acquire()).to.equal(false);
@@ -186,7 +187,7 @@ describe('cache: RedisCacheStore', function () {
       const s = store();
       const lock = s.lock('forever-lock', 0);
       expect(await lock.acquire()).to.equal(true);
-      expect(await raw.ttl(s.key('forever-lock'))).to.equal(-1);
+      expect(await raw0.ttl(s.key('forever-lock'))).to.equal(-1);
       expect(await s.lock('forever-lock').acquire()).to.equal(false);
     });
 
@@ -195,9 +196,9 @@ describe('cache: RedisCacheStore', function () {
       const a = s.lock('l', 0, 'owner-a');
       expect(await a.acquire()).to.equal(true);
       expect(await s.lock('l', 0, 'owner-b').release()).to.equal(false);
-      expect(await raw.get(s.key('l'))).to.equal('owner-a');
+      expect(await raw0.get(s.key('l'))).to.equal('owner-a');
       expect(await s.lock('l', 0, 'owner-a').release()).to.equal(true);
-      expect(await raw.exists(s.key('l'))).to.equal(0);
+      expect(await raw0.exists(s.key('l'))).to.equal(0);
       expect(await a.release()).to.equal(false);
 
       expect(await a.acquire()).to.equal(true);
@@ -213,6 +214,23 @@ describe('cache: RedisCacheStore', function () {
       expect(await raw0.get(s.key('on-db0'))).to.equal(lock.owner);
       expect(await raw.exists(s.key('on-db0'))).to.equal(0);
       expect(await lock.release()).to.equal(true);
+    });
+
+    it('lockConnection: null keeps locks on the cache connection, as a store without lock_connection does', async () => {
+      const s = store({ lockConnection: null });
+      const lock = s.lock('on-db1', 0);
+      expect(await lock.acquire()).to.equal(true);
+      expect(await raw.get(s.key('on-db1'))).to.equal(lock.owner);
+      expect(await raw0.exists(s.key('on-db1'))).to.equal(0);
+    });
+
+    it('a cache connection on database 0 holds its locks itself', async () => {
+      const s = store({ database: 0 });
+      const lock = s.lock('same-db', 0);
+      expect(await lock.acquire()).to.equal(true);
+      expect(await raw0.get(s.key('same-db'))).to.equal(lock.owner);
+      await s.put('v', 1, 10);
+      expect(await raw0.get(s.key('v'))).to.equal('1');
     });
   });
 });

@@ -10,6 +10,7 @@ export default function handlers(context: HandlersFactoryContext): Handlers {
   return new Handlers()
     .object('App\\Jobs\\ChainStep', (command) => {
       appendFileSync(file, `step ${String(command.step)}\n`);
+      console.log(`handled step ${String(command.step)}`); // what a handler prints: stdout, or stderr under --json
     })
     // forgets to delete the job, as a PHP string job's handle() that never calls $job->delete() does
     .string('App\\Handlers\\RawHandler@handle', () => {
