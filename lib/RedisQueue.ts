@@ -51,7 +51,8 @@ export class RedisQueue implements ReservedJobStore {
   readonly options: Readonly<ResolvedRedisQueueOptions>;
   /** The key builder (prefix, Laravel line, cluster mode). */
   readonly keys: KeySpace;
-  private readonly client: Redis | Cluster;
+  /** The queue's connection (subclasses such as Horizon mode write beside the queue on it). */
+  protected readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly acks: ZremBatcher;
   // The BLPOP of a blocking pop, on a connection of its own, with the pop that follows a wake-up.
@@ -184,7 +185,7 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     await whenConnected(this.client, `the pop from ${keys.queue}`);
-    await this.migrate(keys);
+    await this.migrate(keys, name);
     const next = await this.retrieveNextJob(name, keys, this.mayBlock(index));
     this.noteFound(index, next !== null);
     return next === null ? null : this.reservedJob(name, next);
@@ -239,7 +240,7 @@ export class RedisQueue implements ReservedJobStore {
     replies.forEach(([error, raw], i) => {
       if (error instanceof UnconfirmedWriteError) return void errors.push(error);
       if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
-      if (i < migrations) return;
+      if (i < migrations) return void this.jobsMigrated(name, raw as string[]);
       for (const reply of popReplies(raw)) {
         if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
         else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
@@ -427,9 +428,18 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   // Delayed first, then reserved, as every Laravel pop does (spec §5.7).
-  private async migrate(keys: QueueKeys): Promise<void> {
-    await this.migrateKeys(keys.delayed, keys.queue, keys.notify);
-    if (this.options.retryAfter !== null) await this.migrateKeys(keys.reserved, keys.queue, keys.notify);
+  private async migrate(keys: QueueKeys, name: string): Promise<void> {
+    this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify));
+    if (this.options.retryAfter !== null) this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));
+  }
+
+  /**
+   * Called with the payloads a pop's migrations moved back onto `queue` (delayed jobs now due, expired
+   * reservations), before the pop's jobs are handed out: Horizon's RedisQueue::migrateExpiredJobs hook.
+   */
+  protected jobsMigrated(queue: string, payloads: string[]): void {
+    void queue;
+    void payloads;
   }
 
   private migrateKeys(from: string, to: string, notify: string): Promise<string[]> {
@@ -444,11 +454,11 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   // PHP's `$queue ?: $this->default`: null, '' and also '0' (falsy in PHP) mean the default queue.
-  private queueName(queue: string | null | undefined): string {
+  protected queueName(queue: string | null | undefined): string {
     return queue === undefined || queue === null || queue === '' || queue === '0' ? this.options.queue : queue;
   }
 
-  private keysFor(queue: string | null | undefined): QueueKeys {
+  protected keysFor(queue: string | null | undefined): QueueKeys {
     return this.keys.forQueue(this.queueName(queue));
   }
 
@@ -463,12 +473,12 @@ export class RedisQueue implements ReservedJobStore {
     return this.now() + Math.trunc(delay);
   }
 
-  private dispatchContext(delay: number | null, id: string): DispatchContext {
+  protected dispatchContext(delay: number | null, id: string): DispatchContext {
     return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id };
   }
 
   // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.
-  private secondsUntil(delay: number | Date): number {
+  protected secondsUntil(delay: number | Date): number {
     if (delay instanceof Date) return Math.max(0, Math.floor(delay.getTime() / 1000) - this.now());
     return Math.trunc(delay);
   }

@@ -17,7 +17,9 @@ import type { RedisQueue } from '../../RedisQueue';
 import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { detailLines, workBannerRows } from '../banner';
-import { redisConnection, type CliConfig } from '../config';
+import { horizonConfig, redisConnection, type CliConfig } from '../config';
+import { laravelEnv } from '../dotenv';
+import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
 import { WorkOutput, wantsColors } from '../WorkOutput';
@@ -51,6 +53,10 @@ reason and uuid go to stderr). Chains and batches continue as Laravel's worker c
   --once                run one job (if there is one), then exit
   --force               work even while the app is down for maintenance
   --name=NAME           the worker's name (default "default")
+  --horizon             Horizon mode: write what Laravel Horizon's listeners write (job records,
+                        failures, metrics, tags) under HORIZON_PREFIX, so Horizon's dashboard shows
+                        Node's jobs. Also on with LARQ_HORIZON=true, HORIZON_PREFIX or the app's
+                        config/horizon.php; LARQ_HORIZON=false turns it off
   --concurrency=N       jobs in flight at once (default 1: queue:work's one at a time)
   --unknown-jobs=WHAT   a job no handler runs: fail (default: failed into the failed-job store with
                         the reason), or release[:SECONDS] (put back for a PHP worker; each pop counts an
@@ -88,6 +94,7 @@ export const work: Command = {
     verbose: { type: 'boolean', short: 'v' },
     json: { type: 'boolean' },
     'unknown-jobs': { type: 'string' },
+    horizon: { type: 'boolean' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -115,6 +122,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     handleSignals: true,
   };
   const config = configFor(p);
+  if (p.values.horizon === true) config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
@@ -131,6 +139,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const baseline = heapMemoryUsage();
     const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
     const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown, memoryUsage });
+    if (queue instanceof HorizonRedisQueue) queue.listenTo(worker, (e) => io.err(`larq work: Horizon: ${e.message}`));
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
     const quiet = p.values.quiet === true;
     const json = p.values.json === true;
