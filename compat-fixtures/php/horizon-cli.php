@@ -9,6 +9,7 @@
 //       jobs      TaggedJob, FailingTaggedJob, ModelFailingJob(User 7), QuietJob, ReleasingOnceJob,
 //                 and LaterJob delayed 1 s, in that order
 //       one       one TaggedJob
+//       unicode   one FailingTaggedJob whose reason is non-ASCII, with a slash and a backslash
 //   read [tag...]         what Horizon's repositories answer, read in this order: the job lists and
 //                         counts, throughput and runtime of every measured job and queue, then
 //                         snapshot() and measuredJobs/measuredQueues/snapshots after it, and the tag
@@ -76,6 +77,7 @@ switch ($command) {
                 dispatch((new Horizon\LaterJob())->delay(1));
             })(),
             'one' => dispatch(new Horizon\TaggedJob(1)),
+            'unicode' => dispatch(new Horizon\FailingTaggedJob('déjà vu / “quoted” \\ ok')),
             default => throw new InvalidArgumentException("unknown scenario: " . ($args[0] ?? '')),
         };
         // PendingDispatch dispatches on destruction: the closures above have returned by now.

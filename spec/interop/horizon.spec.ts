@@ -139,6 +139,27 @@ for (const line of HORIZON_LINES) describe(`interop: Horizon 5.29.1 on Laravel $
     }
   });
 
+  it('a job larq pushes carries the payload Horizon\'s push writes, byte for byte (json_encode: \\uXXXX, \\/)', async function () {
+    const php = copy('bytes-php');
+    const node = copy('bytes-node');
+    await horizonCli('dispatch', ['unicode'], php);
+    const tags = (command: PhpObject) => (command.className === 'App\\Jobs\\Horizon\\FailingTaggedJob' ? ['billing', 'refund'] : undefined);
+    const queue = new HorizonRedisQueue({ connection: { port }, prefix: node.prefix, laravel: line, horizon: { prefix: node.horizonPrefix, tags } });
+    try {
+      await queue.push(new PhpObject('App\\Jobs\\Horizon\\FailingTaggedJob', [{ name: 'reason', visibility: 'public', value: 'déjà vu / “quoted” \\ ok' }]));
+    } finally {
+      await queue.close();
+    }
+    const [phpPayload] = await client.lrange(`${php.prefix}queues:default`, 0, -1);
+    const [nodePayload] = await client.lrange(`${node.prefix}queues:default`, 0, -1);
+    // The uuid (twice: uuid and id), createdAt and pushedAt differ by nature; every other byte is Horizon's.
+    const blank = (p: string) => p.replace(/"[0-9a-f]{8}-[0-9a-f-]{27}"/g, '"UUID"').replace(/"createdAt":\d+/, '"createdAt":0').replace(/"pushedAt":"[\d.]+"/, '"pushedAt":"T"');
+    expect(phpPayload).to.include('\\u00e9');
+    expect(blank(nodePayload)).to.equal(blank(phpPayload));
+    const [phpRecord, nodeRecord] = [await horizonCli<HorizonRead>('read', [], php), await horizonCli<HorizonRead>('read', [], node)];
+    expect(blank(nodeRecord.pending[0].payload)).to.equal(blank(phpRecord.pending[0].payload));
+  });
+
   it('with Horizon mode off, larq writes nothing under the Horizon prefix', async function () {
     const c = copy('off');
     const queue = new RedisQueue({ connection: { port }, prefix: c.prefix, laravel: laravelMajor(line) });
