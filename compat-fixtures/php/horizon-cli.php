@@ -10,6 +10,9 @@
 //                 and LaterJob delayed 1 s, in that order
 //       one       one TaggedJob
 //       unicode   one FailingTaggedJob whose reason is non-ASCII, with a slash and a backslash
+//   supervisors           {masters, supervisors, workload}: MasterSupervisorRepository::all(),
+//                         SupervisorRepository::all(), WorkloadRepository::get()
+//   artisan <command>     runs horizon:pause, horizon:continue or horizon:terminate (its handle()); {output}
 //   read [tag...]         what Horizon's repositories answer, read in this order: the job lists and
 //                         counts, throughput and runtime of every measured job and queue, then
 //                         snapshot() and measuredJobs/measuredQueues/snapshots after it, and the tag
@@ -83,6 +86,25 @@ switch ($command) {
         // PendingDispatch dispatches on destruction: the closures above have returned by now.
         gc_collect_cycles();
         $out = ['ids' => $ids];
+        break;
+    case 'supervisors':
+        $out = [
+            'masters' => array_values(array_map(fn ($m) => (array) $m, $app[Laravel\Horizon\Contracts\MasterSupervisorRepository::class]->all())),
+            'supervisors' => array_values(array_map(fn ($s) => (array) $s, $app[Laravel\Horizon\Contracts\SupervisorRepository::class]->all())),
+            'workload' => $app[Laravel\Horizon\Contracts\WorkloadRepository::class]->get(),
+        ];
+        break;
+    case 'artisan':
+        require_once __DIR__ . '/console.php';
+        $class = match ($args[0] ?? '') {
+            'horizon:pause' => Laravel\Horizon\Console\PauseCommand::class,
+            'horizon:continue' => Laravel\Horizon\Console\ContinueCommand::class,
+            'horizon:terminate' => Laravel\Horizon\Console\TerminateCommand::class,
+            default => throw new InvalidArgumentException('unknown command: ' . ($args[0] ?? '')),
+        };
+        $output = new Symfony\Component\Console\Output\BufferedOutput();
+        $status = larq_run_command(new $class(), [], $output, $app);
+        $out = ['status' => $status, 'output' => $output->fetch()];
         break;
     case 'read':
         $jobs = $app[JobRepository::class];

@@ -6,15 +6,16 @@
 // to the job they belong to, times within a tolerance (runtime is timed from reserve to delete).
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { hostname, tmpdir } from 'os';
 import { join } from 'path';
 import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 import { HorizonRedisQueue } from '../../lib/horizon/RedisQueue';
 import { PhpObject } from '../../lib/php/values';
+import { slug } from '../../lib/support/Str';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
-import { runLarq } from '../support/larqProcess';
+import { runLarq, startLarq } from '../support/larqProcess';
 import { HORIZON_LINES, horizonCli, laravelMajor, requireHorizon, runHorizonWorker, type HorizonConnection, type HorizonRead, type HorizonRecord } from '../support/php';
 import { rawClient, requireRedis } from '../support/redis';
 
@@ -52,14 +53,29 @@ for (const line of HORIZON_LINES) describe(`interop: Horizon 5.29.1 on Laravel $
     return { label, laravel: line, port, prefix: `hz-${label}-${id}-db-`, horizonPrefix: `hz_${label}_${id}_horizon:` };
   };
 
-  // `larq work` in an app directory whose .env points at the copy; `env` adds or overrides variables.
-  async function larqWork(c: Copy, args: string[], env: Record<string, string> = {}): Promise<void> {
+  // An app directory whose .env points at the copy; `env` adds or overrides variables.
+  function appFor(c: Copy, env: Record<string, string> = {}): string {
     const app = mkdtempSync(join(dir, 'app-'));
     const vars = { APP_NAME: '"Horizon Spec"', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), REDIS_PREFIX: c.prefix, HORIZON_PREFIX: c.horizonPrefix, LARQ_LARAVEL: line, QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array', ...env };
     writeFileSync(join(app, '.env'), Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-    const handlers = `--handlers=${cli.compiled('spec/support/cli/horizonHandlers.ts')}`;
-    const run = await runLarq(cli.main, ['work', handlers, '--stop-when-empty', '--sleep=0', '--tries=3', '-q', ...args], { cwd: app, timeoutMs: 120000 });
+    return app;
+  }
+  const handlers = () => `--handlers=${cli.compiled('spec/support/cli/horizonHandlers.ts')}`;
+
+  // `larq work --stop-when-empty` in the copy's app.
+  async function larqWork(c: Copy, args: string[], env: Record<string, string> = {}): Promise<void> {
+    const run = await runLarq(cli.main, ['work', handlers(), '--stop-when-empty', '--sleep=0', '--tries=3', '-q', ...args], { cwd: appFor(c, env), timeoutMs: 120000 });
     expect(run.code, run.stderr).to.equal(0);
+  }
+
+  // Polls `read` until `done` holds (or fails after `ms`).
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15000): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await read();
+      if (done(value) || Date.now() > deadline) return value;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   it('a copy larq works reads back through Horizon\'s repositories and keyspace as the copy Laravel\'s worker ran', async function () {
@@ -160,6 +176,44 @@ for (const line of HORIZON_LINES) describe(`interop: Horizon 5.29.1 on Laravel $
     expect(blank(nodeRecord.pending[0].payload)).to.equal(blank(phpRecord.pending[0].payload));
   });
 
+  it('a running larq worker is a Horizon master and supervisor: listed in the workload, paused by horizon:pause, stopped by horizon:terminate', async function () {
+    const c = copy('super');
+    const run = startLarq(cli.main, ['work', handlers(), '--horizon', '--sleep=0.1', '--concurrency=3', '--queue=default,high', '-q'], { cwd: appFor(c) });
+    try {
+      type Listing = { masters: { name: string; environment: string; pid: string; status: string; supervisors: string[] }[]; supervisors: { name: string; master: string; pid: string; status: string; processes: Record<string, number>; options: Record<string, unknown> }[]; workload: { name: string; processes: number; length: number }[] };
+      const listed = await until(() => horizonCli<Listing>('supervisors', [], c), (l) => l.supervisors.length > 0);
+      expect(listed.masters, run.stderr).to.have.length(1);
+      const [master] = listed.masters;
+      expect(master).to.include({ environment: 'larq', pid: String(run.child.pid), status: 'running' });
+      expect(master.name.startsWith(slugHost())).to.equal(true);
+      const [supervisor] = listed.supervisors;
+      expect(supervisor).to.include({ master: master.name, pid: String(run.child.pid), status: 'running' });
+      expect(master.supervisors).to.deep.equal([supervisor.name]);
+      expect(supervisor.processes).to.deep.equal({ 'redis:default,high': 3 });
+      expect(supervisor.options).to.include({ queue: 'default,high', connection: 'redis', maxProcesses: 3 });
+      expect(listed.workload.map((w) => [w.name, w.processes])).to.deep.equal([['default,high', 3]]);
+
+      expect((await horizonCli<{ status: number }>('artisan', ['horizon:pause'], c)).status).to.equal(0);
+      const paused = await until(() => horizonCli<Listing>('supervisors', [], c), (l) => l.supervisors[0]?.status === 'paused');
+      expect(paused.supervisors[0].status).to.equal('paused');
+      await horizonCli('dispatch', ['one'], c);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await client.llen(`${c.prefix}queues:default`)).to.equal(1);
+
+      await horizonCli('artisan', ['horizon:continue'], c);
+      const ran = await until(() => horizonCli<HorizonRead>('read', [], c), (r) => r.counts.completed === 1);
+      expect(ran.counts.completed).to.equal(1);
+
+      await horizonCli('artisan', ['horizon:terminate'], c);
+      expect(await run.done).to.equal(0);
+      const gone = await horizonCli<Listing>('supervisors', [], c);
+      expect(gone.masters).to.deep.equal([]);
+      expect(gone.supervisors).to.deep.equal([]);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
   it('with Horizon mode off, larq writes nothing under the Horizon prefix', async function () {
     const c = copy('off');
     const queue = new RedisQueue({ connection: { port }, prefix: c.prefix, laravel: laravelMajor(line) });
@@ -175,6 +229,11 @@ for (const line of HORIZON_LINES) describe(`interop: Horizon 5.29.1 on Laravel $
     expect(await client.keys(`${c.horizonPrefix}*`)).to.deep.equal([]);
   });
 });
+
+// MasterSupervisor::basename(): Str::slug(gethostname()), which horizon:pause looks masters up by.
+function slugHost(): string {
+  return slug(hostname());
+}
 
 // A record with its ids replaced by job labels, its times checked apart (checkTimes), the exception's
 // first line only (the stack is PHP's or Node's own), and its payload decoded with its times blanked.

@@ -19,6 +19,7 @@ import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, t
 import { detailLines, workBannerRows } from '../banner';
 import { horizonConfig, redisConnection, type CliConfig } from '../config';
 import { laravelEnv } from '../dotenv';
+import { MasterSupervisor } from '../../horizon/MasterSupervisor';
 import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, jobsUnderOtherPrefixes } from '../prefixCheck';
@@ -156,6 +157,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
+    }
+    if (queue instanceof HorizonRedisQueue) {
+      // Horizon lists this process under "Supervisors" and "Current workload" while the daemon runs.
+      const supervised = { connection: queue.connectionName, queue: queues, processes: options.concurrency, options: { ...options, backoff: options.backoff } };
+      const master = new MasterSupervisor(queue.connection, queue.horizonKeys, supervised, () => queue.trim(), (e) => io.err(`larq work: Horizon: ${e.message}`));
+      master.start();
+      resources.add(() => master.stop());
     }
     const info = (line: string) => quiet || json || io.out(line);
     info(`\n  ${output.paint(' INFO ', 'blue', true)} Processing jobs from the [${queues}] queue.\n`);
