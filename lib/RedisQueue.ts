@@ -51,7 +51,7 @@ export class RedisQueue implements ReservedJobStore {
   readonly options: Readonly<ResolvedRedisQueueOptions>;
   /** The key builder (prefix, Laravel line, cluster mode). */
   readonly keys: KeySpace;
-  /** The queue's connection (subclasses such as Horizon mode write beside the queue on it). */
+  /** The queue's connection (subclasses such as Horizon mode write beside the queue on it). @internal */
   protected readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly acks: ZremBatcher;
@@ -436,6 +436,7 @@ export class RedisQueue implements ReservedJobStore {
   /**
    * Called with the payloads a pop's migrations moved back onto `queue` (delayed jobs now due, expired
    * reservations), before the pop's jobs are handed out: Horizon's RedisQueue::migrateExpiredJobs hook.
+   * @internal
    */
   protected jobsMigrated(queue: string, payloads: string[]): void {
     void queue;
@@ -454,10 +455,12 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   // PHP's `$queue ?: $this->default`: null, '' and also '0' (falsy in PHP) mean the default queue.
+  /** @internal */
   protected queueName(queue: string | null | undefined): string {
     return queue === undefined || queue === null || queue === '' || queue === '0' ? this.options.queue : queue;
   }
 
+  /** @internal */
   protected keysFor(queue: string | null | undefined): QueueKeys {
     return this.keys.forQueue(this.queueName(queue));
   }
@@ -473,11 +476,13 @@ export class RedisQueue implements ReservedJobStore {
     return this.now() + Math.trunc(delay);
   }
 
+  /** @internal */
   protected dispatchContext(delay: number | null, id: string): DispatchContext {
     return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id };
   }
 
   // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.
+  /** @internal */
   protected secondsUntil(delay: number | Date): number {
     if (delay instanceof Date) return Math.max(0, Math.floor(delay.getTime() / 1000) - this.now());
     return Math.trunc(delay);

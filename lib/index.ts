@@ -11,7 +11,9 @@ export { LaravelRelease } from './LaravelLine';
 export { laravelPrefix } from './redis/keys';
 
 // Horizon mode: a queue that also writes what Laravel Horizon's listeners write (docs/horizon.md).
-export { HorizonRedisQueue, type HorizonRedisQueueOptions } from './horizon/RedisQueue';
+export { HorizonRedisQueue, type HorizonRedisQueueOptions, type FailureEvents } from './horizon/RedisQueue';
+export { HorizonKeys } from './horizon/HorizonKeys';
+export type { Microtime } from './horizon/microtime';
 export { horizonPrefix, DEFAULT_HORIZON_TRIM, type HorizonOptions, type HorizonTrim } from './horizon/HorizonOptions';
 export { MasterSupervisor, type SupervisedWorker } from './horizon/MasterSupervisor';
 
