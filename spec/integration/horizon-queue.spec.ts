@@ -1,0 +1,67 @@
+// HorizonRedisQueue on a real redis-server, without PHP: the orderings and expiries Horizon's dashboard
+// depends on (the interop spec compares the records themselves with Horizon's).
+import { expect } from 'chai';
+import type Redis from 'ioredis';
+import { HorizonRedisQueue } from '../../lib/horizon/RedisQueue';
+import { PhpObject } from '../../lib/php/values';
+import { CommandWatch } from '../support/commandWatch';
+import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+
+describe('HorizonRedisQueue', function () {
+  let port: number;
+  let client: Redis;
+  let queue: HorizonRedisQueue;
+  let hz: string;
+
+  before(async function () {
+    port = await requireRedis(this);
+    client = rawClient(port);
+  });
+  after(() => client?.disconnect());
+  beforeEach(() => {
+    const prefix = randomPrefix();
+    hz = `${prefix}horizon:`;
+    queue = new HorizonRedisQueue({ connection: { port }, prefix, laravel: 13, horizon: { prefix: hz } });
+  });
+  afterEach(() => queue.close());
+
+  const job = () => new PhpObject('App\\Jobs\\X', [{ name: 'n', visibility: 'public', value: 1n }]);
+
+  it('writes the pending record before the push, so no worker can reserve a job Horizon does not list yet', async function () {
+    const watch = await CommandWatch.on([port]);
+    try {
+      const id = await queue.push(job());
+      await watch.settle();
+      const names = watch.commands.filter((c) => c.source !== 'lua').map((c) => c.argv[0].toLowerCase());
+      const record = watch.commands.findIndex((c) => c.argv[0].toLowerCase() === 'hset' && c.argv[1] === `${hz}${id}`);
+      const push = watch.commands.findIndex((c) => c.source === 'lua' && c.argv[0].toLowerCase() === 'rpush');
+      expect(record, names.join(' ')).to.be.greaterThan(-1);
+      expect(push).to.be.greaterThan(record);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('keeps the expiry set at push when the job is reserved, and sets the completed one on delete', async function () {
+    const id = await queue.push(job());
+    const pendingTtl = await client.ttl(`${hz}${id}`);
+    expect(pendingTtl).to.be.within(3590, 3600);
+    await client.expire(`${hz}${id}`, 1234);
+    const popped = await queue.pop();
+    expect(await client.hget(`${hz}${id}`, 'status')).to.equal('reserved');
+    expect(await client.ttl(`${hz}${id}`)).to.be.within(1230, 1234);
+    await popped!.delete();
+    expect(await client.hget(`${hz}${id}`, 'status')).to.equal('completed');
+    expect(await client.ttl(`${hz}${id}`)).to.be.within(3590, 3600);
+    expect(await client.hget(`${hz}queue:default`, 'throughput')).to.equal('1');
+  });
+
+  it('trims what a PHP master trims: entries older than their trim minutes', async function () {
+    const now = Date.now() / 1000;
+    await client.zadd(`${hz}recent_jobs`, -(now - 3700), 'old', -(now - 10), 'new');
+    await client.zadd(`${hz}failed_jobs`, -(now - 10080 * 60 - 100), 'old', -(now - 10), 'new');
+    await queue.trim();
+    expect(await client.zrange(`${hz}recent_jobs`, 0, -1)).to.deep.equal(['new']);
+    expect(await client.zrange(`${hz}failed_jobs`, 0, -1)).to.deep.equal(['new']);
+  });
+});
