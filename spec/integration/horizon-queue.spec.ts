@@ -28,6 +28,7 @@ describe('HorizonRedisQueue', function () {
   const job = () => new PhpObject('App\\Jobs\\X', [{ name: 'n', visibility: 'public', value: 1n }]);
 
   it('writes the pending record before the push, so no worker can reserve a job Horizon does not list yet', async function () {
+    await queue.push(job()); // loads the push script, so the watched push runs as one EVALSHA
     const watch = await CommandWatch.on([port]);
     try {
       const id = await queue.push(job());
