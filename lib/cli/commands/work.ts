@@ -160,7 +160,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     }
     if (queue instanceof HorizonRedisQueue) {
       // Horizon lists this process under "Supervisors" and "Current workload" while the daemon runs.
-      const supervised = { connection: queue.connectionName, queue: queues, processes: options.concurrency, options: { ...options, backoff: options.backoff } };
+      const supervised = { connection: queue.connectionName, queue: queues, processes: options.concurrency, options };
       const master = new MasterSupervisor(queue.connection, queue.horizonKeys, supervised, () => queue.trim(), (e) => io.err(`larq work: Horizon: ${e.message}`));
       master.start();
       resources.add(() => master.stop());
