@@ -2,6 +2,8 @@
 // depends on (the interop spec compares the records themselves with Horizon's).
 import { expect } from 'chai';
 import type Redis from 'ioredis';
+import { createWorker } from '../../lib/createWorker';
+import { Handlers } from '../../lib/handlers/Handlers';
 import { HorizonRedisQueue } from '../../lib/horizon/RedisQueue';
 import { PhpObject } from '../../lib/php/values';
 import { CommandWatch } from '../support/commandWatch';
@@ -55,6 +57,27 @@ describe('HorizonRedisQueue', function () {
     expect(await client.hget(`${hz}${id}`, 'status')).to.equal('completed');
     expect(await client.ttl(`${hz}${id}`)).to.be.within(3590, 3600);
     expect(await client.hget(`${hz}queue:default`, 'throughput')).to.equal('1');
+  });
+
+  it('records the failures the worker decides itself (an unknown job, max attempts exceeded) as Horizon failed records', async function () {
+    const worker = createWorker(queue, new Handlers().object('App\\Jobs\\Known', () => undefined), { maxTries: 1 });
+    queue.listenTo(worker);
+    const unknown = await queue.push(job());
+    await worker.runNextJob('default');
+    const exhausted = await queue.push({ command: new PhpObject('App\\Jobs\\Known', []), maxTries: 1 });
+    // Taken and released once, as by a worker whose attempt threw: the next pop is attempt 2 of 1.
+    await (await queue.pop())!.release(0);
+    await worker.runNextJob('default');
+    await new Promise((r) => setTimeout(r, 100));
+    const failed = await client.zrange(`${hz}failed_jobs`, 0, -1);
+    expect(failed.sort()).to.deep.equal([unknown, exhausted].sort());
+    expect(await client.hget(`${hz}${unknown}`, 'exception')).to.match(/^UnknownJobError: /);
+    expect(await client.hget(`${hz}${exhausted}`, 'exception')).to.match(/^Illuminate\\Queue\\MaxAttemptsExceededException: /);
+    for (const id of [unknown, exhausted]) {
+      expect(await client.hmget(`${hz}${id}`, 'status', 'connection', 'queue', 'context')).to.deep.equal(['failed', 'redis', 'default', '']);
+      expect(await client.hget(`${hz}${id}`, 'completed_at')).to.match(/^\d+(\.\d+)?$/);
+    }
+    expect(await client.exists(`${hz}queue:default`)).to.equal(0);
   });
 
   it('trims what a PHP master trims: entries older than their trim minutes', async function () {
