@@ -51,7 +51,8 @@ export class RedisQueue implements ReservedJobStore {
   readonly options: Readonly<ResolvedRedisQueueOptions>;
   /** The key builder (prefix, Laravel line, cluster mode). */
   readonly keys: KeySpace;
-  private readonly client: Redis | Cluster;
+  /** The queue's connection (subclasses such as Horizon mode write beside the queue on it). @internal */
+  protected readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly acks: ZremBatcher;
   // The BLPOP of a blocking pop, on a connection of its own, with the pop that follows a wake-up.
@@ -89,7 +90,7 @@ export class RedisQueue implements ReservedJobStore {
   /** Push a job (a PHP object, an object job, or a string job); resolves to the payload's `id`. */
   async push(job: JobInput, queue?: string | null): Promise<string> {
     const id = randomJobId();
-    await this.send(queue, 1, (extra) => scripts.push(this.client, this.keysFor(queue), payloadFor(job, this.dispatchContext(null, id, extra))));
+    await this.send(queue, 1, (extra) => this.pushPayload(payloadFor(job, this.dispatchContext(null, id, extra)), queue));
     return id;
   }
 
@@ -122,21 +123,26 @@ export class RedisQueue implements ReservedJobStore {
 
   /** Push a payload string; resolves to its `id`, or null when it has none. */
   async pushRaw(payload: string, queue?: string | null): Promise<string | null> {
+    await this.pushPayload(payload, queue);
+    return this.payloadId(payload);
+  }
+
+  // Laravel's pushRaw: the push script, then the job counted as sent.
+  private async pushPayload(payload: string, queue: string | null | undefined): Promise<void> {
     await scripts.push(this.client, this.keysFor(queue), payload);
     this.options.telemetry?.metrics?.sent(this.queueName(queue), 1);
-    return this.payloadId(payload);
   }
 
   /** Schedule a payload string `delay` seconds from now (or at a date); resolves to its `id` or null. */
   async laterRaw(delay: number | Date, payload: string, queue?: string | null): Promise<string | null> {
     await this.schedule(delay, payload, queue);
-    this.options.telemetry?.metrics?.sent(this.queueName(queue), 1);
     return this.payloadId(payload);
   }
 
-  // Laravel's laterRaw, without the telemetry: the delayed set takes the payload, due at `delay`.
+  // Laravel's laterRaw: the delayed set takes the payload, due at `delay`, and it is counted as sent.
   private async schedule(delay: number | Date, payload: string, queue: string | null | undefined): Promise<void> {
     await scripts.later(this.client, this.keysFor(queue), this.availableAt(delay), payload);
+    this.options.telemetry?.metrics?.sent(this.queueName(queue), 1);
   }
 
   /**
@@ -152,7 +158,6 @@ export class RedisQueue implements ReservedJobStore {
    */
   async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     await this.sendBulk(entries.length, (i) => entries[i], queue);
-    this.options.telemetry?.metrics?.sent(this.queueName(queue), entries.length);
     return entries.map((e) => this.payloadId(typeof e === 'string' ? e : e.payload));
   }
 
@@ -197,7 +202,7 @@ export class RedisQueue implements ReservedJobStore {
     endRun();
     const errors = await tx.exec();
     const firstError = errors.find((e) => e !== null);
-    if (firstError == null) return;
+    if (firstError == null) return this.options.telemetry?.metrics?.sent(this.queueName(queue), count);
     const landed: number[] = [];
     const notLanded: number[] = [];
     carried.forEach((entries, c) => (errors[c] === null ? landed : notLanded).push(...entries));
@@ -213,7 +218,7 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     await whenConnected(this.client, `the pop from ${keys.queue}`);
-    await this.migrate(keys);
+    await this.migrate(keys, name);
     const next = await this.retrieveNextJob(name, keys, this.mayBlock(index));
     this.noteFound(index, next !== null);
     return next === null ? null : this.reservedJob(name, next);
@@ -267,7 +272,7 @@ export class RedisQueue implements ReservedJobStore {
     replies.forEach(([error, raw], i) => {
       if (error instanceof UnconfirmedWriteError) return void errors.push(error);
       if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
-      if (i < migrations) return;
+      if (i < migrations) return void this.jobsMigrated(name, raw as string[]);
       for (const reply of popReplies(raw)) {
         if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
         else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
@@ -455,9 +460,19 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   // Delayed first, then reserved, as every Laravel pop does (spec §5.7).
-  private async migrate(keys: QueueKeys): Promise<void> {
-    await this.migrateKeys(keys.delayed, keys.queue, keys.notify);
-    if (this.options.retryAfter !== null) await this.migrateKeys(keys.reserved, keys.queue, keys.notify);
+  private async migrate(keys: QueueKeys, name: string): Promise<void> {
+    this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify));
+    if (this.options.retryAfter !== null) this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));
+  }
+
+  /**
+   * Called with the payloads a pop's migrations moved back onto `queue` (delayed jobs now due, expired
+   * reservations), before the pop's jobs are handed out: Horizon's RedisQueue::migrateExpiredJobs hook.
+   * @internal
+   */
+  protected jobsMigrated(queue: string, payloads: string[]): void {
+    void queue;
+    void payloads;
   }
 
   private migrateKeys(from: string, to: string, notify: string): Promise<string[]> {
@@ -472,11 +487,13 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   // PHP's `$queue ?: $this->default`: null, '' and also '0' (falsy in PHP) mean the default queue.
-  private queueName(queue: string | null | undefined): string {
+  /** @internal */
+  protected queueName(queue: string | null | undefined): string {
     return queue === undefined || queue === null || queue === '' || queue === '0' ? this.options.queue : queue;
   }
 
-  private keysFor(queue: string | null | undefined): QueueKeys {
+  /** @internal */
+  protected keysFor(queue: string | null | undefined): QueueKeys {
     return this.keys.forQueue(this.queueName(queue));
   }
 
@@ -491,23 +508,24 @@ export class RedisQueue implements ReservedJobStore {
     return this.now() + Math.trunc(delay);
   }
 
-  private dispatchContext(delay: number | null, id: string, extra?: Record<string, string>): DispatchContext {
+  /** @internal */
+  protected dispatchContext(delay: number | null, id: string, extra?: Record<string, string>): DispatchContext {
     return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id, extra };
   }
 
-  // A push of `count` jobs built here, under the queue's telemetry: inside a `send` span whose context
-  // `push` writes into each payload (`extra`), and counted as sent once Redis took it.
-  private async send<T>(queue: string | null | undefined, count: number, push: (extra?: Record<string, string>) => Promise<T>): Promise<T> {
-    const telemetry = this.options.telemetry;
-    if (telemetry === null) return push();
-    const name = this.queueName(queue);
-    const result = telemetry.tracing ? await telemetry.tracing.send(name, count, push) : await push();
-    telemetry.metrics?.sent(name, count);
-    return result;
+  /**
+   * A push of `count` jobs built here, under the queue's tracing: inside a `send` span whose context
+   * `push` writes into each payload (`extra`). Sent jobs are counted where Redis takes them.
+   * @internal
+   */
+  protected async send<T>(queue: string | null | undefined, count: number, push: (extra?: Record<string, string>) => Promise<T>): Promise<T> {
+    const tracing = this.options.telemetry?.tracing;
+    return tracing ? tracing.send(this.queueName(queue), count, push) : push();
   }
 
   // Laravel's secondsUntil: a date gives the seconds from now (never negative), a number is truncated.
-  private secondsUntil(delay: number | Date): number {
+  /** @internal */
+  protected secondsUntil(delay: number | Date): number {
     if (delay instanceof Date) return Math.max(0, Math.floor(delay.getTime() / 1000) - this.now());
     return Math.trunc(delay);
   }

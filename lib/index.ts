@@ -10,6 +10,13 @@ export type { LaravelLine, LaravelVersion, LaravelMajor } from './LaravelLine';
 export { LaravelRelease } from './LaravelLine';
 export { laravelPrefix } from './redis/keys';
 
+// Horizon mode: a queue that also writes what Laravel Horizon's listeners write (docs/horizon.md).
+export { HorizonRedisQueue, type HorizonRedisQueueOptions, type FailureEvents } from './horizon/RedisQueue';
+export { HorizonKeys } from './horizon/HorizonKeys';
+export type { Microtime } from './horizon/microtime';
+export { horizonPrefix, DEFAULT_HORIZON_TRIM, type HorizonOptions, type HorizonTrim } from './horizon/HorizonOptions';
+export { MasterSupervisor, type SupervisedWorker } from './horizon/MasterSupervisor';
+
 // Workers: run Laravel jobs in Node with Laravel's retry, timeout and failure rules.
 export { createWorker, type CreateWorkerDeps } from './createWorker';
 export { Worker, EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT, type WorkerDeps } from './Worker';

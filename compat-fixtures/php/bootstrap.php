@@ -24,6 +24,7 @@
 //                       8.83, {LARQ_PREFIX}laravel_cache_{key} on 12.67, {LARQ_PREFIX}laravel-cache-{key}
 //                       on 13.26
 //   LARQ_NOW            freeze Laravel's clock at this Unix time (seconds, may be fractional)
+//   LARQ_HORIZON        set: Laravel Horizon 5.29.1 runs on top (12.67 and 13.26 only; horizon.php)
 
 declare(strict_types=1);
 
@@ -254,6 +255,12 @@ function larq_boot(): Container
     $app->instance('encrypter', $encrypter);
     $app->instance(Illuminate\Contracts\Encryption\Encrypter::class, $encrypter);
 
+    $horizon = larq_env('LARQ_HORIZON') !== null;
+    if ($horizon) {
+        require_once __DIR__ . '/horizon.php';
+        larq_configure_horizon($app['config']);
+    }
+
     $redis = new RedisManager($app, 'phpredis', $app['config']['database.redis']);
     $app->instance('redis', $redis);
     $app->instance(Illuminate\Contracts\Redis\Factory::class, $redis);
@@ -276,6 +283,10 @@ function larq_boot(): Container
     $app->instance(BusDispatcher::class, $bus);
     $app->instance(Illuminate\Contracts\Bus\Dispatcher::class, $bus);
     $app->instance(Illuminate\Contracts\Bus\QueueingDispatcher::class, $bus);
+
+    if ($horizon) {
+        larq_register_horizon($app);
+    }
 
     larq_boot_database($app);
     larq_boot_batches($app);

@@ -14,8 +14,11 @@ use Illuminate\Console\OutputStyle;
 use Symfony\Component\Console\Input\ArrayInput;
 use Symfony\Component\Console\Output\OutputInterface;
 
-/** Runs $command with these arguments, writing to $output; the command's exit status. */
-function larq_run_command(Command $command, array $arguments, OutputInterface $output): int
+/**
+ * Runs $command with these arguments, writing to $output; the command's exit status. With $app, handle()'s
+ * parameters are resolved from it (as artisan's Command::execute does) and the command gets it as $laravel.
+ */
+function larq_run_command(Command $command, array $arguments, OutputInterface $output, ?Illuminate\Container\Container $app = null): int
 {
     if (larq_laravel_major() === 8) {
         return $command->run(new ArrayInput($arguments), $output);
@@ -41,5 +44,9 @@ function larq_run_command(Command $command, array $arguments, OutputInterface $o
         }
     };
     (fn () => $this->components = $components)->call($command);
+    if ($app !== null) {
+        $command->setLaravel($app);
+        return (int) ($app->call([$command, 'handle']) ?? 0);
+    }
     return (int) ($command->handle() ?? 0);
 }

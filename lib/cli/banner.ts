@@ -34,6 +34,7 @@ export function workBannerRows(config: CliConfig, settings: WorkSettings): [stri
     ['Cache', config.cache === undefined ? `none: ${config.cacheNote ?? ''}` : describeCache(config)],
     ['Timeout', settings.timeout > 0 ? `${settings.timeout}s per job unless the job sets its own` : 'none (--timeout=0)'],
     ['Concurrency', String(settings.concurrency)],
+    ...(config.horizon ? [['Horizon', `"${config.horizon.prefix}" (${config.horizon.source})`] as [string, string]] : []),
   ];
 }
 

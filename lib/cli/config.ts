@@ -3,12 +3,14 @@
 // the same Redis keys, failed_jobs rows and cache entries. Values go through Laravel's env() (./dotenv).
 // Every variable read here, with its meaning and default, is listed in CLI_ENVIRONMENT (./environment):
 // a variable added here goes there too (a spec checks both ways).
+import { existsSync } from 'fs';
 import { isAbsolute, join, resolve } from 'path';
 import type { CacheConfig, CacheLaravelVersion } from '../cache';
 import { InvalidOptionError, LarqError } from '../errors';
 import type { FailedJobProviderConfig } from '../failed';
 import { checkTimeZone } from '../failed/timestamp';
 import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
+import { horizonPrefix } from '../horizon/HorizonOptions';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { laravelVersionOfApp } from './appVersion';
@@ -61,6 +63,16 @@ export interface CliConfig {
   cache?: CacheConfig;
   /** Why there is no cache store (or only an in-process one), for the worker's start-up note. */
   cacheNote?: string;
+  /** Horizon mode (see {@link horizonConfig}): Horizon's prefix and why it is on; undefined when off. */
+  horizon?: CliHorizonConfig;
+}
+
+/** Horizon mode as the app's settings ask for it. */
+export interface CliHorizonConfig {
+  /** HORIZON_PREFIX, else config/horizon.php's default `Str::slug(APP_NAME, '_') . '_horizon:'`. */
+  prefix: string;
+  /** Why Horizon mode is on: LARQ_HORIZON, HORIZON_PREFIX, config/horizon.php or --horizon. */
+  source: string;
 }
 
 /** The global flags that change the configuration (already validated by the argument parser). */
@@ -114,6 +126,8 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   const maintenance = { driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file', store: env.get('APP_MAINTENANCE_STORE') ?? 'database' };
   const redisTls = { ca: env.get('LARQ_REDIS_CA'), cert: env.get('LARQ_REDIS_CERT'), key: env.get('LARQ_REDIS_KEY'), servername: env.get('LARQ_REDIS_SERVERNAME') };
   const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, redisTls, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const horizon = horizonConfig(env, appDir, appName);
+  if (horizon !== undefined) config.horizon = horizon;
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
@@ -133,6 +147,24 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
   return config;
+}
+
+/**
+ * Horizon mode: on when LARQ_HORIZON is true, when HORIZON_PREFIX is set, or when the app has
+ * config/horizon.php (it runs Horizon); LARQ_HORIZON=false turns it off whatever else says. `force`
+ * (larq work --horizon) turns it on. The prefix is config/horizon.php's: HORIZON_PREFIX, else
+ * Str::slug(APP_NAME, '_') . '_horizon:'.
+ */
+export function horizonConfig(env: Pick<LaravelEnv, 'get'>, appDir: string, appName: string, force = false): CliHorizonConfig | undefined {
+  const flag = env.get('LARQ_HORIZON');
+  if (flag !== undefined && !/^(1|true|0|false)$/i.test(flag)) throw new InvalidOptionError('LARQ_HORIZON', `must be true or false, got "${flag}"`);
+  const named = env.get('HORIZON_PREFIX');
+  const on = (source: string): CliHorizonConfig => ({ prefix: named ?? horizonPrefix(appName), source });
+  if (force) return on('--horizon');
+  if (flag !== undefined) return /^(1|true)$/i.test(flag) ? on('LARQ_HORIZON') : undefined;
+  if (named !== undefined) return on('HORIZON_PREFIX');
+  if (existsSync(join(appDir, 'config', 'horizon.php'))) return on('config/horizon.php');
+  return undefined;
 }
 
 // The PHP peers' version and where it came from: --laravel, LARQ_LARAVEL, the app's composer.lock or

@@ -21,7 +21,7 @@ export interface ScriptSpec {
   readonly args: number;
 }
 
-/** Every script larq runs (the queue's, and the cache lock's owner-checked release), by name. The key count is also in the file name (checked by a spec). */
+/** Every script larq runs (the queue's, the cache lock's owner-checked release, Horizon's metrics), by name. The key count is also in the file name (checked by a spec). */
 export const SCRIPTS = Object.freeze({
   size: { file: 'size-3.lua', command: 'larqSize', keys: 3, args: 0 },
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
@@ -33,6 +33,7 @@ export const SCRIPTS = Object.freeze({
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
   extendReservation: { file: 'extendReservation-1.lua', command: 'larqExtendReservation', keys: 1, args: 2 },
   releaseLock: { file: 'releaseLock-1.lua', command: 'larqReleaseLock', keys: 1, args: 1 },
+  updateMetrics: { file: 'updateMetrics-2.lua', command: 'larqUpdateMetrics', keys: 2, args: 1 },
 } satisfies Record<string, ScriptSpec>);
 
 /** A script's name in {@link SCRIPTS}. */
@@ -211,6 +212,15 @@ export const scripts = {
   popInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number, count: number): Promise<unknown> {
     // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
     return runOnce(target, client, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
+  },
+
+  /**
+   * Horizon's metrics update on a pipeline or client: one more job of `runtimeMs` in the hash `key`,
+   * registered in the set `group` (full key names). A resend after a reconnect counts the job twice, as
+   * Horizon's own EVAL would.
+   */
+  updateMetricsInto(target: ScriptTarget, key: string, group: string, runtimeMs: string): unknown {
+    return run(target, 'updateMetrics', [key, group], [runtimeMs]);
   },
 
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */

@@ -464,3 +464,89 @@ export function laravelHarness(line: PhpLaravelLine): LaravelHarness {
     runPhp: (script, args = [], env = {}, timeoutMs) => runPhp(script, args, { ...laravelEnv(line), ...env }, timeoutMs),
   };
 }
+
+// ---- Horizon ----------------------------------------------------------------------------------------
+// Laravel Horizon 5.29.1 on 12.67 and 13.26 (compat-fixtures/php/horizon.php boots it: its RedisQueue,
+// Redis repositories and EventMap listeners, registered by hand; unpacked into .cache/laravel/horizon-5.29
+// by scripts/unpack-laravel). What had to be supplied for it, without Composer or a Laravel app: an
+// autoloader for Laravel\Horizon\, Debian's phpdotenv for config/horizon.php's env() calls, the PHP 8.4
+// functions laravel.php already defines, and the service provider's bindings, listeners and queue
+// connector. Horizon itself runs unpatched.
+
+/** The Laravel lines Horizon 5.29.1 is booted on. */
+export const HORIZON_LINES = ['12.67', '13.26'] as const;
+
+/** How a Horizon script reaches Redis: the queue's connection plus Horizon's own prefix. */
+export interface HorizonConnection extends PhpConnection {
+  /** HORIZON_PREFIX. */
+  horizonPrefix: string;
+}
+
+/** One job record as Horizon's RedisJobRepository returns it (false for a field the hash lacks). */
+export interface HorizonRecord {
+  id: string;
+  connection: string;
+  queue: string;
+  name: string;
+  status: string;
+  payload: string;
+  exception: string | false;
+  context: string | false;
+  failed_at: string | false;
+  completed_at: string | false;
+  retried_by: string | false;
+  reserved_at: string | false;
+  index: number;
+}
+
+/** horizon-cli.php read: what Horizon's repositories answer. */
+export interface HorizonRead {
+  recent: HorizonRecord[];
+  pending: HorizonRecord[];
+  completed: HorizonRecord[];
+  silenced: HorizonRecord[];
+  failed: HorizonRecord[];
+  counts: Record<'recent' | 'pending' | 'completed' | 'silenced' | 'failed' | 'recentlyFailed', number>;
+  metrics: { jobs: Record<string, { throughput: number; runtime: number }>; queues: Record<string, { throughput: number; runtime: number }> };
+  afterSnapshot: {
+    measuredJobs: string[];
+    measuredQueues: string[];
+    jobs: Record<string, { throughput: number | string; runtime: number | string; time: number }[]>;
+    queues: Record<string, { throughput: number | string; runtime: number | string; wait: number; time: number }[]>;
+  };
+  tags: { monitoring: string[]; jobs: Record<string, string[]>; count: Record<string, number> };
+}
+
+const horizonBoots = new Map<PhpLaravelLine, Error | null>();
+
+/** Call from a `before` hook: Horizon must boot on the line (skipped locally when it cannot, failed in CI). */
+export function requireHorizon(ctx: Mocha.Context, line: PhpLaravelLine): void {
+  requirePhp(ctx, line);
+  let boot = horizonBoots.get(line);
+  if (boot === undefined) {
+    const unpack = spawnSync('bash', [join(ROOT, 'scripts', 'unpack-laravel'), 'horizon-5.29'], { encoding: 'utf8' });
+    const run = unpack.status === 0 ? spawnSync('php', [join(PHP_DIR, 'horizon-cli.php'), 'boot'], { encoding: 'utf8', env: { ...process.env, ...laravelEnv(line) }, timeout: 60000 }) : unpack;
+    boot = run.status === 0 ? null : new Error(`Horizon 5.29.1 does not boot on Laravel ${line}: ${run.stderr.trim()}`);
+    horizonBoots.set(line, boot);
+  }
+  if (boot === null) return;
+  if (inCI) throw new Error(`${boot.message} (in CI Horizon must boot: scripts/setup)`);
+  ctx.skip();
+}
+
+/** The environment of a PHP process that runs under Horizon. */
+export function horizonEnv(opts: HorizonConnection): Record<string, string> {
+  return { LARQ_HORIZON: '1', HORIZON_PREFIX: opts.horizonPrefix };
+}
+
+/** Runs compat-fixtures/php/horizon-cli.php and parses its JSON; rejects when it fails. */
+export async function horizonCli<T = unknown>(command: string, args: string[], opts: HorizonConnection): Promise<T> {
+  const res = await runPhp('horizon-cli.php', [command, ...args], phpEnv({ ...opts, env: { ...opts.env, ...horizonEnv(opts) } }));
+  if (res.code !== 0) throw new Error(`horizon-cli.php ${command} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+  return JSON.parse(res.stdout) as T;
+}
+
+/** Laravel's worker with Horizon's RedisQueue and listeners (worker.php under LARQ_HORIZON). */
+export function runHorizonWorker(opts: LaravelWorkerOptions & HorizonConnection): Promise<LaravelWorkerRun> {
+  return runLaravelWorkerDetailed({ ...opts, env: { ...opts.env, ...horizonEnv(opts) } });
+}

@@ -117,6 +117,7 @@ describe('Lua script headers', () => {
     await scripts.clear(client, k);
     await scripts.releaseLock(client, 'p:cache:lock', 'owner');
     await scripts.extendReservation(client, k, 'reserved', 100);
+    await scripts.updateMetricsInto(client, 'p_horizon:job:App\\Jobs\\X', 'p_horizon:measured_jobs', '12.5');
     for (const name of names) {
       const spec = SCRIPTS[name];
       expect(defined.get(spec.command), spec.command).to.equal(spec.keys);

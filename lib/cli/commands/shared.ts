@@ -4,6 +4,7 @@ import { existsSync } from 'fs';
 import Redis, { Cluster } from 'ioredis';
 import { createCacheStore, type CacheStore } from '../../cache';
 import { LarqError } from '../../errors';
+import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
 import { reconnectDelay, reconnectOnReadOnly, type QueueTelemetry } from '../../RedisQueueOptions';
@@ -117,7 +118,9 @@ const AUTH_REFUSED = /WRONGPASS|NOAUTH|\bAUTH\b/;
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false, telemetry: QueueTelemetry | null = null): Promise<RedisQueue> {
   const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls });
-  const queue = new RedisQueue({ ...config.queue, connection: client, connectionName, telemetry });
+  const options = { ...config.queue, connection: client, connectionName, telemetry };
+  // Horizon mode: the same queue, also writing what Horizon's listeners write under its prefix.
+  const queue = config.horizon ? new HorizonRedisQueue({ ...options, horizon: { prefix: config.horizon.prefix } }) : new RedisQueue(options);
   resources.add(() => queue.close());
   return queue;
 }

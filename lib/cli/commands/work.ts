@@ -17,7 +17,10 @@ import type { RedisQueue } from '../../RedisQueue';
 import type { Worker } from '../../Worker';
 import { configFor, numberFlag, stringFlag, UsageError, type Command, type Io, type Parsed } from '../args';
 import { detailLines, workBannerRows } from '../banner';
-import { redisConnection, type CliConfig } from '../config';
+import { horizonConfig, redisConnection, type CliConfig } from '../config';
+import { laravelEnv } from '../dotenv';
+import { MasterSupervisor } from '../../horizon/MasterSupervisor';
+import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
@@ -55,6 +58,10 @@ and batches continue as Laravel's worker continues them.
   --once                run one job (if there is one), then exit
   --force               work even while the app is down for maintenance
   --name=NAME           the worker's name (default "default")
+  --horizon             Horizon mode: write what Laravel Horizon's listeners write (job records,
+                        failures, metrics, tags) under HORIZON_PREFIX, so Horizon's dashboard shows
+                        Node's jobs. Also on with LARQ_HORIZON=true, HORIZON_PREFIX or the app's
+                        config/horizon.php; LARQ_HORIZON=false turns it off
   --concurrency=N       jobs in flight at once (default 1: queue:work's one at a time)
   --unknown-jobs=WHAT   a job no handler runs: fail (default: failed into the failed-job store with
                         the reason), or release[:SECONDS] (put back for a PHP worker; each pop counts an
@@ -98,6 +105,7 @@ export const work: Command = {
     'unknown-jobs': { type: 'string' },
     metrics: { type: 'string' },
     otel: { type: 'boolean' },
+    horizon: { type: 'boolean' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -127,6 +135,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     handleSignals: true,
   };
   const config = configFor(p);
+  if (p.values.horizon === true) config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
@@ -145,6 +154,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const baseline = heapMemoryUsage();
     const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
     const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown, memoryUsage });
+    if (queue instanceof HorizonRedisQueue) queue.listenTo(worker, (e) => io.err(`larq work: Horizon: ${e.message}`));
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
     const quiet = p.values.quiet === true;
     const json = p.values.json === true;
@@ -166,6 +176,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
     if (p.values.once) {
       await worker.runNextJob(queues);
       return 0;
+    }
+    if (queue instanceof HorizonRedisQueue) {
+      // Horizon lists this process under "Supervisors" and "Current workload" while the daemon runs.
+      const supervised = { connection: queue.connectionName, queue: queues, processes: options.concurrency, options };
+      const master = new MasterSupervisor(queue.connection, queue.horizonKeys, supervised, () => queue.trim(), (e) => io.err(`larq work: Horizon: ${e.message}`));
+      master.start();
+      resources.add(() => master.stop());
     }
     const info = (line: string) => quiet || json || io.out(line);
     info(`\n  ${output.paint(' INFO ', 'blue', true)} Processing jobs from the [${queues}] queue.\n`);
