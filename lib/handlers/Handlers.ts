@@ -13,7 +13,7 @@ import { toPlain } from '../php/view';
 import { unguarded } from '../worker/Attempt';
 import { HandlerContext, type FailJob } from './HandlerContext';
 import { runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices } from '../middleware/JobMiddleware';
-import { payloadMiddleware } from '../middleware/fromPayload';
+import { payloadMiddleware } from '../middleware';
 import type { RateLimiterCallback } from '../middleware/Limit';
 import type { RedisLimiterConnection } from '../middleware/redisLimiters';
 
@@ -288,9 +288,17 @@ export class Handlers implements JobRunner<RedisJob> {
       if (isThenable(handled)) await handled;
     } else {
       const view = toPlain<Record<string, unknown>>(command);
-      await runThroughMiddleware(middleware, { job: ctx, command: view, services: this.middlewareServices() }, async () => {
-        await entry.handler(view, ctx);
-      });
+      let started = false;
+      try {
+        await runThroughMiddleware(middleware, { job: ctx, command: view, services: this.middlewareServices() }, async () => {
+          started = true;
+          await entry.handler(view, ctx);
+        });
+      } catch (e) {
+        // a middleware whose store is not configured: refused before the handler, as an unknown job is
+        if (!started && e instanceof UnsupportedMiddlewareError) return this.unrunnable(job, e);
+        throw e;
+      }
     }
     // What CallQueuedHandler does after handle() belongs to this attempt: nothing of it once it is over.
     if (attempt.allows?.('afterHandle') === false) return;
