@@ -9,3 +9,8 @@ export { Skip } from './Skip';
 export { Release } from './Release';
 export { SkipIfBatchCancelled, skipIfBatchCancelled } from './SkipIfBatchCancelled';
 export { FailOnException, failOnException } from './FailOnException';
+export { RateLimited, rateLimited, type RateLimitedOptions } from './RateLimited';
+export { RateLimitedWithRedis, rateLimitedWithRedis } from './RateLimitedWithRedis';
+export { ThrottlesExceptions, throttlesExceptions, type ThrottlesExceptionsOptions } from './ThrottlesExceptions';
+export { ThrottlesExceptionsWithRedis, throttlesExceptionsWithRedis } from './ThrottlesExceptionsWithRedis';
+export { DurationLimiter, LimiterTimeoutError } from './DurationLimiter';

@@ -10,7 +10,8 @@ import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
 import { Handlers, type HandlerHooks, type MiddlewareOptions } from '../../lib/handlers/Handlers';
-import { failOnException, Release, withoutOverlapping } from '../../lib/middleware';
+import { failOnException, limit, rateLimited, Release, withoutOverlapping } from '../../lib/middleware';
+import { md5 } from '../../lib/middleware/RateLimited';
 import { phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { xxh128 } from '../../lib/features/xxh128';
@@ -25,7 +26,21 @@ export const laravelMiddleware = {
   Skip: phpClass('Illuminate\\Queue\\Middleware\\Skip', { skip: 'protected' }),
   Release: phpClass('Illuminate\\Queue\\Middleware\\Release', { release: 'protected', releaseAfter: 'protected' }),
   SkipIfBatchCancelled: phpClass('Illuminate\\Queue\\Middleware\\SkipIfBatchCancelled', {}),
+  RateLimited: phpClass('Illuminate\\Queue\\Middleware\\RateLimited', { limiterName: 'protected', releaseAfter: 'public', shouldRelease: 'public' }),
+  RateLimitedWithRedis: phpClass('Illuminate\\Queue\\Middleware\\RateLimitedWithRedis', {
+    limiterName: 'protected', releaseAfter: 'public', shouldRelease: 'public', connectionName: 'protected',
+  }),
+  ThrottlesExceptions: phpClass('Illuminate\\Queue\\Middleware\\ThrottlesExceptions', {
+    key: 'protected', byJob: 'protected', maxAttempts: 'protected', decaySeconds: 'protected', retryAfterMinutes: 'protected',
+    reportCallback: 'protected', whenCallback: 'protected', deleteWhenCallbacks: 'protected', failWhenCallbacks: 'protected',
+    prefix: 'protected', limiter: 'protected',
+  }),
 };
+const throttle = (name: 'ThrottlesExceptions', more: Record<string, unknown> = {}) =>
+  laravelMiddleware[name].make({
+    key: null, byJob: false, maxAttempts: 2, decaySeconds: 600, retryAfterMinutes: 0, reportCallback: null, whenCallback: null,
+    deleteWhenCallbacks: [], failWhenCallbacks: [], prefix: 'laravel_throttles_exceptions:', limiter: null, ...more,
+  });
 const overlap = (key: string, more: Record<string, unknown> = {}) =>
   laravelMiddleware.WithoutOverlapping.make({ key, releaseAfter: 0, expiresAfter: 0, prefix: 'laravel-queue-overlap:', shareKey: false, ...more });
 
@@ -198,6 +213,79 @@ describe('Job middleware on Redis', function () {
       expect(records[0].exception).to.match(/^Forbidden: no/);
       const [delayed] = await queue.delayedJobs();
       expect(delayed.attempts).to.equal(1);
+    });
+  });
+
+  describe('RateLimited, RateLimitedWithRedis, ThrottlesExceptions', function () {
+    const limiters = { backups: () => limit.perMinute(1).by('site-1') };
+
+    it("RateLimited counts hits under the cache RateLimiter's md5(name.key) and :timer, and releases past the limit", async function () {
+      const rl = () => laravelMiddleware.RateLimited.make({ limiterName: 'backups', releaseAfter: null, shouldRelease: true });
+      await queue.push(ChainStep.make({ step: 1, middleware: [rl()] }));
+      await queue.push(ChainStep.make({ step: 2, middleware: [rl()] }));
+      const ran: unknown[] = [];
+      const now = Math.floor(Date.now() / 1000);
+      await run(handlers((c) => void ran.push(c.step), {}, { limiters }), 2);
+      expect(ran).to.deep.equal([1]);
+      const key = `${prefix}app-cache-${md5('backupssite-1')}`;
+      expect(await client.get(key)).to.equal('1');
+      expect(Number(await client.get(`${key}:timer`))).to.be.within(now + 60, now + 61);
+      const [delayed] = await queue.delayedJobs();
+      expect(delayed.attempts).to.equal(1);
+      expect(delayed.availableAt! - now).to.be.within(62, 64); // availableIn + 3
+    });
+
+    it('a Node handler declares the same limit: rateLimited(name) shares the count', async function () {
+      await queue.push(ChainStep.make({ step: 1 }));
+      await queue.push(ChainStep.make({ step: 2 }));
+      const ran: unknown[] = [];
+      await run(handlers((c) => void ran.push(c.step), { middleware: [rateLimited('backups', { shouldRelease: false })] }, { limiters }));
+      expect(ran).to.deep.equal([1]); // the second is deleted (dontRelease), not failed
+      expect(await client.get(`${prefix}app-cache-${md5('backupssite-1')}`)).to.equal('1');
+      expect(await queue.size()).to.equal(0);
+      expect(await failed.all()).to.deep.equal([]);
+    });
+
+    it('refuses a job whose limiter name Node has not declared (Laravel would run it unlimited)', async function () {
+      await queue.push(ChainStep.make({ step: 1, middleware: [laravelMiddleware.RateLimited.make({ limiterName: 'api', releaseAfter: null, shouldRelease: true })] }));
+      let ran = 0;
+      await run(handlers(() => void ran++, {}, { limiters }));
+      expect(ran).to.equal(0);
+      const [record] = await failed.all();
+      expect(record.exception).to.match(/RateLimited, which larq cannot run \(No rate limiter named "api"/);
+    });
+
+    it('RateLimitedWithRedis takes DurationLimiter slots in prefix + md5(name.key), a hash of start, end and count', async function () {
+      const rl = () => laravelMiddleware.RateLimitedWithRedis.make({ limiterName: 'backups', releaseAfter: null, shouldRelease: true, connectionName: null });
+      await queue.push(ChainStep.make({ step: 1, middleware: [rl()] }));
+      await queue.push(ChainStep.make({ step: 2, middleware: [rl()] }));
+      const ran: unknown[] = [];
+      await run(handlers((c) => void ran.push(c.step), {}, { limiters, redis: { client, prefix } }), 2);
+      expect(ran).to.deep.equal([1]);
+      const hash = await client.hgetall(`${prefix}${md5('backupssite-1')}`);
+      expect(Number(hash.end) - Number(hash.start)).to.equal(60);
+      expect(hash.count).to.equal('2');
+      const [delayed] = await queue.delayedJobs();
+      expect(delayed.availableAt).to.be.within(Number(hash.end) + 3, Number(hash.end) + 4);
+    });
+
+    it('ThrottlesExceptions swallows the exception, releases after backoff minutes, and stops running the job past maxAttempts', async function () {
+      const key = `${prefix}app-cache-laravel_throttles_exceptions:${await xxh128('App\\Jobs\\ChainStep')}`;
+      for (let i = 0; i < 3; i++) await queue.push({ command: ChainStep.make({ step: i, middleware: [throttle('ThrottlesExceptions', { retryAfterMinutes: 2 })] }), maxTries: 5 });
+      let ran = 0;
+      const exceptions: unknown[] = [];
+      const worker = createWorker(queue, handlers(() => { ran++; throw new Error('api down'); }), { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs: 3 }, { failed });
+      worker.on('JobExceptionOccurred', (e) => void exceptions.push(e));
+      const now = Math.floor(Date.now() / 1000);
+      await worker.daemon('default');
+      expect(ran).to.equal(2);
+      expect(exceptions).to.deep.equal([]);
+      expect(await client.get(key)).to.equal('2');
+      const delays = (await queue.delayedJobs()).map((j) => j.availableAt! - now).sort((a, b) => a - b);
+      expect(delays[0]).to.be.within(120, 121);
+      expect(delays[1]).to.be.within(120, 121);
+      expect(delays[2]).to.be.within(602, 604); // past the limit: availableIn + 3
+      expect(await failed.all()).to.deep.equal([]);
     });
   });
 });

@@ -115,6 +115,8 @@ describe('Lua script headers', () => {
     await scripts.clear(client, k);
     await scripts.releaseLock(client, 'p:cache:lock', 'owner');
     await scripts.extendReservation(client, k, 'reserved', 100);
+    await scripts.durationLimiter(client, 'p:limiter', '100.5', 100, 60, 10);
+    await scripts.durationLimiterTooManyAttempts(client, 'p:limiter', '100.5', 100, 60, 10);
     for (const name of names) {
       const spec = SCRIPTS[name];
       expect(defined.get(spec.command), spec.command).to.equal(spec.keys);
