@@ -26,7 +26,7 @@ export {
   WithoutOverlapping, withoutOverlapping, RateLimited, rateLimited, RateLimitedWithRedis, rateLimitedWithRedis,
   ThrottlesExceptions, throttlesExceptions, ThrottlesExceptionsWithRedis, throttlesExceptionsWithRedis,
   Skip, Release, SkipIfBatchCancelled, skipIfBatchCancelled, FailOnException, failOnException,
-  DurationLimiter, LimiterTimeoutError, limit, UNLIMITED, supportedMiddlewareClasses,
+  DurationLimiter, ConcurrencyLimiter, LimiterTimeoutError, limit, UNLIMITED, supportedMiddlewareClasses,
 } from './middleware';
 export type {
   JobMiddleware, MiddlewareContext, MiddlewareServices, BatchLookup, Limit, LimiterResult, RateLimiterCallback,

@@ -14,3 +14,4 @@ export { RateLimitedWithRedis, rateLimitedWithRedis } from './RateLimitedWithRed
 export { ThrottlesExceptions, throttlesExceptions, type ThrottlesExceptionsOptions } from './ThrottlesExceptions';
 export { ThrottlesExceptionsWithRedis, throttlesExceptionsWithRedis } from './ThrottlesExceptionsWithRedis';
 export { DurationLimiter, LimiterTimeoutError } from './DurationLimiter';
+export { ConcurrencyLimiter } from './ConcurrencyLimiter';

@@ -116,6 +116,7 @@ describe('Lua script headers', () => {
     await scripts.releaseLock(client, 'p:cache:lock', 'owner');
     await scripts.extendReservation(client, k, 'reserved', 100);
     await scripts.durationLimiter(client, 'p:limiter', '100.5', 100, 60, 10);
+    await scripts.funnelAcquire(client, 'p:funnel', 3, 60, 'owner');
     await scripts.durationLimiterTooManyAttempts(client, 'p:limiter', '100.5', 100, 60, 10);
     for (const name of names) {
       const spec = SCRIPTS[name];
