@@ -88,6 +88,15 @@ describe('Job middleware larq cannot run', function () {
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 
+  it('adds the classes useMiddleware() ignores (larq work --ignore-middleware) to those the module declared', async function () {
+    await queue.push(ChainStep.make({ step: 1, middleware: [EnsureTenant.make({ tenant: 7 }), FutureLaravel.make({ key: 'k' })] }));
+    const h = handlers({ middleware: { ignore: ['App\\Jobs\\Middleware\\EnsureTenant'] } });
+    h.useMiddleware({ ignore: ['Illuminate\\Queue\\Middleware\\SomethingNew'] });
+    await run(h);
+    expect(ran).to.equal(1);
+    expect(await failed.all()).to.deep.equal([]);
+  });
+
   it('runs a job whose middleware list is empty as before', async function () {
     await queue.push(ChainStep.make({ step: 1 }));
     await run(handlers());
