@@ -12,10 +12,10 @@ import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
 import { unguarded } from '../worker/Attempt';
 import { HandlerContext, type FailJob } from './HandlerContext';
-import { runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices } from '../middleware/JobMiddleware';
-import { payloadMiddleware } from '../middleware';
-import type { RateLimiterCallback } from '../middleware/Limit';
-import type { RedisLimiterConnection } from '../middleware/redisLimiters';
+// the index, which registers every middleware larq reads from payloads
+import {
+  payloadMiddleware, runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices, type RateLimiterCallback, type RedisLimiterConnection,
+} from '../middleware';
 
 /** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
 export interface JobContext {

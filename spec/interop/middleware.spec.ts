@@ -61,16 +61,16 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[]) describe(`int
   });
   after(() => client?.disconnect());
 
-  async function dispatch(prefix: string, jobs: ProbeSpec[]): Promise<number> {
+  async function dispatch(prefix: string, jobs: ProbeSpec[]): Promise<void> {
     const res = await runPhp('middleware.php', [JSON.stringify({ jobs })], { ...laravelEnv(line), LARQ_REDIS_PORT: String(port), LARQ_PREFIX: prefix });
     expect(res.code, res.stderr).to.equal(0);
-    return Math.floor(Date.now() / 1000);
   }
 
-  async function state(prefix: string, since: number, runs: number[], events: string[], failed: number): Promise<Outcome> {
+  // `released` maps a job's uuid to when its attempt ended (its JobProcessed): a delay counts from there
+  async function state(prefix: string, released: Map<string, number>, runs: number[], events: string[], failed: number): Promise<Outcome> {
     const queue = new RedisQueue({ connection: { port }, prefix, laravel: php.major });
     try {
-      const delayed = (await queue.delayedJobs()).map((j) => ({ attempts: j.attempts, delay: j.availableAt! - since })).sort((a, b) => a.delay - b.delay);
+      const delayed = (await queue.delayedJobs()).map((j) => ({ attempts: j.attempts, delay: j.availableAt! - Math.floor(released.get(j.uuid!)!) })).sort((a, b) => a.delay - b.delay);
       const keys = (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
       return { runs: runs.sort((a, b) => a - b), events, delayed, queued: await queue.size(), failed, keys };
     } finally {
@@ -81,20 +81,21 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[]) describe(`int
   async function byLaravel(jobs: ProbeSpec[], before: (prefix: string) => Promise<unknown> = async () => undefined): Promise<Outcome> {
     const prefix = randomPrefix();
     await before(prefix);
-    const since = await dispatch(prefix, jobs);
+    await dispatch(prefix, jobs);
     const run = await php.runLaravelWorkerDetailed({
       port, prefix, maxJobs: jobs.length, stopWhenEmpty: true, sleep: 0.1,
       env: { LARQ_WORKER_SETUP: SETUP, LARQ_LIMITERS: JSON.stringify(LIMITERS) },
     });
     expect(run.code, run.stderr).to.equal(0);
     const runs = run.records.map((r) => (r as unknown as { n: number }).n);
-    return state(prefix, since, runs, run.events.map((e) => e.event).filter((e) => e !== 'WorkerStopping'), run.failed.length);
+    const released = new Map(run.events.filter((e) => e.event === 'JobProcessed').map((e) => [e.uuid!, e.time]));
+    return state(prefix, released, runs, run.events.map((e) => e.event).filter((e) => e !== 'WorkerStopping'), run.failed.length);
   }
 
   async function byLarq(jobs: ProbeSpec[], before: (prefix: string) => Promise<unknown> = async () => undefined): Promise<Outcome> {
     const prefix = randomPrefix();
     await before(prefix);
-    const since = await dispatch(prefix, jobs);
+    await dispatch(prefix, jobs);
     const queue = new RedisQueue({ connection: { port }, prefix, laravel: php.major });
     const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix: storePrefix, database: 0, laravel: php.major });
     const runs: number[] = [];
@@ -112,10 +113,12 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[]) describe(`int
     const worker = createWorker(queue, handlers, { sleep: 0.1, stopWhenEmpty: true, maxJobs: jobs.length, memory: 4096 }, {
       failed: { log: async () => { failed++; return null; } } as unknown as FailedJobProvider,
     });
+    const released = new Map<string, number>();
     for (const e of ['JobProcessing', 'JobProcessed', 'JobFailed', 'JobExceptionOccurred'] as const) worker.on(e, () => void events.push(e));
+    worker.on('JobProcessed', (e) => void released.set(e.job.uuid()!, Date.now() / 1000));
     try {
       await worker.daemon('default');
-      return await state(prefix, since, runs, events, failed);
+      return await state(prefix, released, runs, events, failed);
     } finally {
       await queue.close();
       await cache.close();
@@ -125,7 +128,7 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[]) describe(`int
   async function same(jobs: ProbeSpec[], before?: (prefix: string) => Promise<unknown>): Promise<Outcome> {
     const laravel = await byLaravel(jobs, before);
     const larq = await byLarq(jobs, before);
-    // a delay is counted from the dispatch's second: one second either way is the clock, not the logic
+    // a delay counts from the whole second the attempt ended in: one second either way is the clock, not the logic
     expect(larq.delayed.length, 'delayed jobs').to.equal(laravel.delayed.length);
     larq.delayed.forEach((d, i) => {
       expect(d.attempts, `attempts of delayed job ${i}`).to.equal(laravel.delayed[i].attempts);
