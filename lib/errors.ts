@@ -274,3 +274,26 @@ export class FileLockError extends LarqError {
     super(message, options);
   }
 }
+
+/**
+ * A job carries a job middleware (`->through()` or its `$middleware` property) that larq cannot run: the
+ * app's own class, or one of Laravel's in a form Node cannot evaluate. Running the job without it would
+ * silently drop the lock, limit or condition it stands for, so the job is failed or left to PHP instead.
+ */
+export class UnsupportedMiddlewareError extends LarqError {
+  constructor(
+    readonly jobName: string,
+    /** The PHP class of the middleware, e.g. `App\Jobs\Middleware\EnsureTenant`. */
+    readonly middlewareClass: string,
+    reason: string,
+  ) {
+    super(`Job "${jobName}" carries the job middleware ${middlewareClass}, which larq cannot run (${reason}); only a PHP worker can run it.`);
+  }
+}
+
+/** A job middleware names a rate limiter Node code has not declared (Laravel's `RateLimiter::for` is PHP code). */
+export class UnknownRateLimiterError extends LarqError {
+  constructor(readonly limiterName: string) {
+    super(`No rate limiter named "${limiterName}" is declared in Node (declare it with the same limits as RateLimiter::for('${limiterName}') in PHP)`);
+  }
+}

@@ -26,6 +26,19 @@ export { Handlers, LARAVEL_FEATURES, type HandlersOptions, type HandlersSummary,
 export type { WorkerEvents, WorkerEvent, JobEvent, WorkerStopReason, WorkerStopResult } from './events';
 export type { WorkerJob, WorkerQueue, WorkerCache, JobRunner, FailedJobLogger, AttemptAction } from './jobs/contracts';
 export { calculateBackoff } from './backoff';
+export type { MiddlewareOptions, HandlerHooks } from './handlers/Handlers';
+
+// Laravel's job middleware and Redis limiters, sharing PHP's locks and counters.
+export {
+  WithoutOverlapping, withoutOverlapping, RateLimited, rateLimited, RateLimitedWithRedis, rateLimitedWithRedis,
+  ThrottlesExceptions, throttlesExceptions, ThrottlesExceptionsWithRedis, throttlesExceptionsWithRedis,
+  Skip, Release, SkipIfBatchCancelled, skipIfBatchCancelled, FailOnException, failOnException,
+  DurationLimiter, ConcurrencyLimiter, LimiterTimeoutError, limit, UNLIMITED, supportedMiddlewareClasses,
+} from './middleware';
+export type {
+  JobMiddleware, MiddlewareContext, MiddlewareServices, BatchLookup, Limit, LimiterResult, RateLimiterCallback,
+  RedisLimiterConnection, WithoutOverlappingOptions, RateLimitedOptions, ThrottlesExceptionsOptions,
+} from './middleware';
 
 // Laravel's failed-job stores and cache stores.
 export { createFailedJobProvider, DatabaseFailedJobProvider, FileFailedJobProvider, NullFailedJobProvider, formatException } from './failed';
@@ -91,5 +104,7 @@ export {
   UnreadableFailedJobFileError,
   FileLockError,
   CommandClassMismatchError,
+  UnsupportedMiddlewareError,
+  UnknownRateLimiterError,
 } from './errors';
 export { UntransliterableTitleError } from './support/Str';

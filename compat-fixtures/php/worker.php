@@ -15,6 +15,8 @@
 //                 unset: failed jobs are not kept (NullFailedJobProvider)
 //   LARQ_EVENTS   worker events, one JSON line each: {event, time, connection, jobId, uuid, name,
 //                 attempts, queue, exception?, status?}
+//   LARQ_WORKER_SETUP  a PHP file defining larq_worker_setup(Container $app), called after boot (e.g.
+//                 middleware.php: rate limiters and the MiddlewareProbe job)
 // Exit status: the worker's (0 when it stopped by itself, 12 over memory; killed by SIGKILL after
 // a job timeout, as Laravel does). Reported exceptions go to stderr.
 
@@ -118,6 +120,10 @@ function larq_event_line(string $event, ?Illuminate\Contracts\Queue\Job $job, ar
 }
 
 $app = larq_boot();
+if (($setup = larq_env('LARQ_WORKER_SETUP')) !== null) {
+    require $setup;
+    larq_worker_setup($app);
+}
 $opts = larq_worker_options($argv);
 $events = $app['events'];
 

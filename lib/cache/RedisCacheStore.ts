@@ -150,6 +150,16 @@ export class RedisCacheStore implements CacheStore {
     return (await this.client.setex(this.key(key), seconds, encode(value))) === 'OK';
   }
 
+  /**
+   * Store `value` for `ttlSeconds` only when `key` is missing; true when it was stored. RedisStore::add's
+   * script (EXISTS, then SETEX) as the one atomic SET NX EX; a TTL <= 0 stores nothing, as Repository::add.
+   */
+  async add(key: string, value: CacheValue, ttlSeconds: number): Promise<boolean> {
+    const seconds = wholeSeconds('ttlSeconds', ttlSeconds);
+    if (seconds <= 0) return false;
+    return (await this.client.set(this.key(key), encode(value), 'EX', seconds, 'NX')) === 'OK';
+  }
+
   /** SET with no expiry. */
   async forever(key: string, value: CacheValue): Promise<boolean> {
     return (await this.client.set(this.key(key), encode(value))) === 'OK';

@@ -2,13 +2,19 @@
 // handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
 // returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
-import { CommandClassMismatchError, InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
+import { systemClock, type Clock } from '../clock';
+import type { CacheStore } from '../cache/CacheStore';
+import { CommandClassMismatchError, InvalidOptionError, PhpOnlyJobError, UnknownJobError, UnsupportedMiddlewareError } from '../errors';
 import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
 import { HandlerContext, type FailJob } from './HandlerContext';
+// the index, which registers every middleware larq reads from payloads
+import {
+  payloadMiddleware, runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices, type RateLimiterCallback, type RedisLimiterConnection,
+} from '../middleware';
 
 /** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
 export interface JobContext {
@@ -83,6 +89,38 @@ export interface HandlersOptions {
    * Default `'fail'`.
    */
   unknownJobs?: UnknownJobPolicy;
+  /** What Laravel's job middleware share with PHP workers (locks, counters, named limiters). */
+  middleware?: MiddlewareOptions;
+}
+
+/**
+ * Where the job middleware keep what PHP workers share, and which middleware classes to leave out. A
+ * middleware needing a service that is not given makes its job unrunnable (failed or left to PHP, as
+ * `unknownJobs` says), never run without its guard.
+ */
+export interface MiddlewareOptions {
+  /** Laravel's default cache store: WithoutOverlapping locks, RateLimited and ThrottlesExceptions counters. */
+  cache?: CacheStore;
+  /** Laravel's `default` Redis connection and prefix, for RateLimitedWithRedis and ThrottlesExceptionsWithRedis. */
+  redis?: RedisLimiterConnection;
+  /** Rate limiters by name, declared as `RateLimiter::for(name, ...)` declares them in PHP. */
+  limiters?: Record<string, RateLimiterCallback>;
+  /** Batch lookups for SkipIfBatchCancelled (a BatchRepository). */
+  batches?: BatchLookup;
+  /**
+   * Middleware classes a payload may carry that Node workers leave out (e.g. the app's own logging
+   * middleware): an explicit opt-out, since a job carrying any other class larq cannot run is refused.
+   */
+  ignore?: string[];
+  clock?: Clock;
+}
+
+/** What `handlers.object()` and `handlers.listener()` take besides the handler. */
+export interface HandlerHooks {
+  /** The job class's `failed()` method. */
+  failed?: FailedHook;
+  /** Middleware run around the handler before any the payload carries, as PHP runs `middleware()` before `$middleware`. */
+  middleware?: readonly JobMiddleware[];
 }
 
 /** What happens to a job no handler is registered for: see HandlersOptions.unknownJobs. */
@@ -114,6 +152,7 @@ const CLOSURE = 'Illuminate\\Queue\\CallQueuedClosure';
 interface Entry<H> {
   handler: H;
   failed?: FailedHook;
+  middleware?: readonly JobMiddleware[];
 }
 
 /** The registry of Node handlers; the Worker runs jobs through it. */
@@ -123,6 +162,9 @@ export class Handlers implements JobRunner<RedisJob> {
   private readonly strings = new Map<string, Entry<StoredStringHandler>>();
   private unknownJobs: UnknownJobPolicy;
   private hooks: CommandHooks[];
+  private middlewareOptions: MiddlewareOptions;
+  private services: MiddlewareServices | undefined;
+  private ignoredMiddleware: ReadonlySet<string>;
   private failJob: ((job: RedisJob, error?: Error) => Promise<void>) | undefined;
   // ctx.fail for every handler: made once, it finds the worker's failJob when called.
   private readonly failFromHandler: FailJob = async (job, error) => {
@@ -133,6 +175,25 @@ export class Handlers implements JobRunner<RedisJob> {
   constructor(options: HandlersOptions = {}) {
     this.unknownJobs = checkUnknownJobs(options.unknownJobs ?? 'fail');
     this.hooks = [...(options.hooks ?? [])];
+    this.middlewareOptions = { ...options.middleware };
+    this.ignoredMiddleware = new Set(options.middleware?.ignore ?? []);
+  }
+
+  /**
+   * Fill in the middleware services not given yet (`larq work` passes the app's cache store and Redis
+   * connection this way); limiters and ignored classes are added to those already declared.
+   */
+  useMiddleware(options: MiddlewareOptions): this {
+    const own = this.middlewareOptions;
+    this.middlewareOptions = {
+      ...options,
+      ...Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined)),
+      limiters: { ...options.limiters, ...own.limiters },
+      ignore: [...(own.ignore ?? []), ...(options.ignore ?? [])],
+    };
+    this.ignoredMiddleware = new Set(this.middlewareOptions.ignore);
+    this.services = undefined;
+    return this;
   }
 
   /** Change what happens to a job no handler is registered for (see HandlersOptions.unknownJobs). */
@@ -170,14 +231,14 @@ export class Handlers implements JobRunner<RedisJob> {
    * Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`.
    * `handlers.object<SendWelcomeEmail>(...)` types the command as your interface for the job.
    */
-  object<T extends object = Record<string, unknown>>(className: string, handler: ObjectJobHandler<T>, hooks: { failed?: FailedHook } = {}): this {
-    this.objects.set(className, { handler: handler as StoredObjectHandler, failed: hooks.failed });
+  object<T extends object = Record<string, unknown>>(className: string, handler: ObjectJobHandler<T>, hooks: HandlerHooks = {}): this {
+    this.objects.set(className, { handler: handler as StoredObjectHandler, failed: hooks.failed, middleware: hooks.middleware });
     return this;
   }
 
   /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`; `T` types the listener's view. */
-  listener<T extends object = Record<string, unknown>>(listenerClass: string, handler: ObjectJobHandler<T>, hooks: { failed?: FailedHook } = {}): this {
-    this.listeners.set(listenerClass, { handler: handler as StoredObjectHandler, failed: hooks.failed });
+  listener<T extends object = Record<string, unknown>>(listenerClass: string, handler: ObjectJobHandler<T>, hooks: HandlerHooks = {}): this {
+    this.listeners.set(listenerClass, { handler: handler as StoredObjectHandler, failed: hooks.failed, middleware: hooks.middleware });
     return this;
   }
 
@@ -207,15 +268,38 @@ export class Handlers implements JobRunner<RedisJob> {
     if (!sameClass(payload, command)) return this.unrunnable(job, new CommandClassMismatchError(payload.commandName!, command.className));
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
+    let middleware: readonly JobMiddleware[];
+    try {
+      middleware = this.middlewareOf(entry, command, this.routeName(payload, command));
+    } catch (e) {
+      // a guard Node cannot keep: the job must not run here without it
+      if (e instanceof UnsupportedMiddlewareError) return this.unrunnable(job, e);
+      throw e;
+    }
     const ctx = this.context(job, payload, attempt, command);
     // Every hook asks the attempt first: once it is over (a timeout fired while the handler ran), its
     // hooks must not dispatch a chain step, count a batch job or release a unique lock a second time.
     for (const hook of this.hooks) {
       if (attempt.allows?.('beforeHandle') === false || (await hook.beforeHandle?.(ctx)) === false) return;
     }
-    const handled = entry.handler(toPlain(command), ctx);
-    // A handler that returned no promise is done: awaiting its value would only cost a turn per job.
-    if (isThenable(handled)) await handled;
+    if (middleware.length === 0) {
+      const handled = entry.handler(toPlain(command), ctx);
+      // A handler that returned no promise is done: awaiting its value would only cost a turn per job.
+      if (isThenable(handled)) await handled;
+    } else {
+      const view = toPlain<Record<string, unknown>>(command);
+      let started = false;
+      try {
+        await runThroughMiddleware(middleware, { job: ctx, command: view, services: this.middlewareServices() }, async () => {
+          started = true;
+          await entry.handler(view, ctx);
+        });
+      } catch (e) {
+        // a middleware whose store is not configured: refused before the handler, as an unknown job is
+        if (!started && e instanceof UnsupportedMiddlewareError) return this.unrunnable(job, e);
+        throw e;
+      }
+    }
     // What CallQueuedHandler does after handle() belongs to this attempt: nothing of it once it is over.
     if (attempt.allows?.('afterHandle') === false) return;
     if (!job.isReleased()) {
@@ -252,6 +336,24 @@ export class Handlers implements JobRunner<RedisJob> {
       for (const hook of this.hooks) await hook.onFailed?.(job, command, error);
     }
     await entry?.failed?.(error, { job, payload });
+  }
+
+  // The handler's own middleware first, then the payload's: CallQueuedHandler's array_merge order.
+  private middlewareOf(entry: Entry<StoredObjectHandler>, command: PhpObject, jobName: string): readonly JobMiddleware[] {
+    const carried = payloadMiddleware(command, jobName, this.ignoredMiddleware);
+    if (!entry.middleware || entry.middleware.length === 0) return carried;
+    return carried.length === 0 ? entry.middleware : [...entry.middleware, ...carried];
+  }
+
+  private middlewareServices(): MiddlewareServices {
+    const o = this.middlewareOptions;
+    return (this.services ??= {
+      cache: o.cache,
+      redis: o.redis,
+      batches: o.batches,
+      limiters: new Map(Object.entries(o.limiters ?? {})),
+      clock: o.clock ?? systemClock,
+    });
   }
 
   private async runString(job: RedisJob, payload: JobPayload, attempt: JobAttempt): Promise<void> {

@@ -34,6 +34,9 @@ export const SCRIPTS = Object.freeze({
   extendReservation: { file: 'extendReservation-1.lua', command: 'larqExtendReservation', keys: 1, args: 2 },
   releaseLock: { file: 'releaseLock-1.lua', command: 'larqReleaseLock', keys: 1, args: 1 },
   updateMetrics: { file: 'updateMetrics-2.lua', command: 'larqUpdateMetrics', keys: 2, args: 1 },
+  durationLimiter: { file: 'durationLimiter-1.lua', command: 'larqDurationLimiter', keys: 1, args: 4 },
+  funnelAcquire: { file: 'funnelAcquire-1.lua', command: 'larqFunnelAcquire', keys: 1, args: 3 },
+  durationLimiterTooManyAttempts: { file: 'durationLimiterTooManyAttempts-1.lua', command: 'larqDurationLimiterTooManyAttempts', keys: 1, args: 4 },
 } satisfies Record<string, ScriptSpec>);
 
 /** A script's name in {@link SCRIPTS}. */
@@ -226,5 +229,21 @@ export const scripts = {
   /** DEL the lock key only while `owner` holds it; true when it was deleted. */
   async releaseLock(target: Client, key: string, owner: string): Promise<boolean> {
     return Number(await run(target, 'releaseLock', [key], [owner])) > 0;
+  },
+
+  /** DurationLimiter::acquire: [acquired (1 or null), window end, slots left]. Times as PHP's microtime(true) and time(). */
+  async durationLimiter(target: Client, key: string, nowFraction: string, now: number, decaySeconds: number, maxLocks: number): Promise<[number | null, number | string, number]> {
+    return (await run(target, 'durationLimiter', [key], [nowFraction, now, decaySeconds, maxLocks])) as [number | null, number | string, number];
+  },
+
+  /** ConcurrencyLimiter::acquire: the slot number taken (KEYS[1] + number), or null when all are taken. */
+  async funnelAcquire(target: Client, slotPrefix: string, maxLocks: number, releaseAfter: number, owner: string): Promise<number | null> {
+    const slot = await run(target, 'funnelAcquire', [slotPrefix], [maxLocks, releaseAfter, owner]);
+    return slot === null ? null : Number(slot);
+  },
+
+  /** DurationLimiter::tooManyAttempts: [window end, slots left] (see the script for the no-window reply). */
+  async durationLimiterTooManyAttempts(target: Client, key: string, nowFraction: string, now: number, decaySeconds: number, maxLocks: number): Promise<[number | string, number | string]> {
+    return (await run(target, 'durationLimiterTooManyAttempts', [key], [nowFraction, now, decaySeconds, maxLocks])) as [number | string, number | string];
   },
 };

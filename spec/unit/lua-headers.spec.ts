@@ -118,6 +118,9 @@ describe('Lua script headers', () => {
     await scripts.releaseLock(client, 'p:cache:lock', 'owner');
     await scripts.extendReservation(client, k, 'reserved', 100);
     await scripts.updateMetricsInto(client, 'p_horizon:job:App\\Jobs\\X', 'p_horizon:measured_jobs', '12.5');
+    await scripts.durationLimiter(client, 'p:limiter', '100.5', 100, 60, 10);
+    await scripts.funnelAcquire(client, 'p:funnel', 3, 60, 'owner');
+    await scripts.durationLimiterTooManyAttempts(client, 'p:limiter', '100.5', 100, 60, 10);
     for (const name of names) {
       const spec = SCRIPTS[name];
       expect(defined.get(spec.command), spec.command).to.equal(spec.keys);

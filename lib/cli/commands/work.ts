@@ -10,7 +10,7 @@ import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
-import { Handlers, type CommandHooks, type UnknownJobPolicy } from '../../handlers/Handlers';
+import { Handlers, type CommandHooks, type MiddlewareOptions, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
 import type { PhpObject } from '../../php/values';
 import type { RedisQueue } from '../../RedisQueue';
@@ -66,6 +66,9 @@ and batches continue as Laravel's worker continues them.
   --unknown-jobs=WHAT   a job no handler runs: fail (default: failed into the failed-job store with
                         the reason), or release[:SECONDS] (put back for a PHP worker; each pop counts an
                         attempt, so give such jobs enough tries, or better a queue of their own)
+  --ignore-middleware=CLASS[,CLASS...]
+                        job middleware classes (->through(), $middleware) Node workers leave out; a job
+                        carrying any other middleware larq cannot run is handled as --unknown-jobs says
   -v, --verbose         show each job's id, connection and queue, and memory in use
   --json                one JSON object per job event, as queue:work --json prints them
   -q, --quiet           print nothing but errors
@@ -106,6 +109,7 @@ export const work: Command = {
     metrics: { type: 'string' },
     otel: { type: 'boolean' },
     horizon: { type: 'boolean' },
+    'ignore-middleware': { type: 'string' },
   },
   positionals: { min: 0, max: 1, what: 'one connection name' },
   run,
@@ -148,6 +152,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
     const handlers = await loadHandlers(handlersPath, { queue, config, env: config.env, cache });
     handlers.useDefaults(defaultFeatures(config, queue, cache, resources));
     if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
+    handlers.useMiddleware(await middlewareServices(config, cache, resources, io, stringFlag(p, 'ignore-middleware')));
     const maintenance = options.force ? undefined : maintenanceMode(config, cache);
     // --memory counts what the worker grows past its start: Node, a TypeScript loader and the handlers
     // module already hold more than Laravel's 128 MB default would allow a PHP worker in total.
@@ -264,6 +269,27 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
       onFailed: (job, command, error) => (batched(command) ? batchHooksNow().onFailed?.(job, command, error) : undefined),
     },
   ];
+}
+
+// Where Laravel's job middleware find what PHP workers share: the app's cache store (overlap locks, the
+// cache RateLimiter), the `default` Redis connection under the Redis prefix (the *WithRedis middleware),
+// and job_batches (SkipIfBatchCancelled), opened when a job first asks.
+async function middlewareServices(config: CliConfig, cache: CacheStore | undefined, resources: Resources, io: Io, ignore: string | undefined): Promise<MiddlewareOptions> {
+  const client = await openRedis(config.queue.connection, resources, io, { persistent: true, tls: config.redisTls });
+  let repository: BatchRepository | undefined;
+  const batches = {
+    find: (id: string) => {
+      if (repository === undefined) {
+        requireSqliteFile(config.database);
+        const opened = new BatchRepository(config.database);
+        resources.add(() => opened.close());
+        repository = opened;
+      }
+      return repository.find(id);
+    },
+  };
+  const classes = (ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  return { cache, redis: { client, prefix: config.queue.prefix }, batches, ignore: classes };
 }
 
 // Jobs of the worker's queues waiting under another prefix (the other skeleton's, a wrong APP_NAME or
