@@ -11,7 +11,7 @@ import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
-import { describeRedis, redisClientOptions, redisClusterNodes, type CliRedisTls } from '../redisConnection';
+import { describeRedis, parseMultiHost, redisClientOptions, redisClusterNodes, usesTls, type CliRedisTls } from '../redisConnection';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
 export class Resources {
@@ -74,12 +74,16 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
       // once it has the slot map; a command for the failing slot is retried and redirected by the Cluster
       // until the replica takes over, which the worker rides out as it does when the failover comes later.
       new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
-    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
+    : // Through sentinels, ioredis asks them all again forever by default, in silence: a command that
+      // cannot find its primary at start gives up instead (sentinelProblem says why), as without them.
+      new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, sentinelRetryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
   let firstProblem: Error | undefined;
+  const sentinelErrors: string[] = [];
   client.on('error', (e: Error) => {
     firstProblem ??= e;
     lostBecause ||= e.message;
   });
+  client.on('sentinelError', (e: Error) => sentinelErrors.push(e.message));
   client.on('close', () => {
     if (!connected || lostAt !== null || !persistent) return;
     lostAt = Date.now();
@@ -95,13 +99,32 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
     await client.connect();
   } catch (e) {
     client.disconnect();
-    // ioredis rejects with "Connection is closed."; the socket's own error says why.
-    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${(firstProblem ?? (e as Error)).message}`);
+    const problem = firstProblem ?? (e as Error);
+    const sentinels = parseMultiHost(url);
+    if (sentinels?.kind === 'sentinel' && problem.message.startsWith('All sentinels are unreachable')) throw new LarqError(sentinelProblem(url, sentinelErrors, problem));
+    // ioredis rejects with "Connection is closed."; the socket's own error says why. A server that does not
+    // speak TLS leaves a TLS handshake unanswered until ioredis' connect timeout.
+    const handshake = usesTls(url) && /ETIMEDOUT/.test(problem.message) ? ' (no TLS handshake: does the server speak TLS?)' : '';
+    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${problem.message}${handshake}`);
   }
   connected = true;
   lostBecause = '';
   resources.add(() => client.quit().catch(() => client.disconnect()));
   return client;
+}
+
+// Why no sentinel named a primary, naming the setting to fix: every sentinel answered but knows no primary
+// of that name (ioredis calls a null reply "invalid"), or none could be asked.
+function sentinelProblem(url: string, sentinelErrors: string[], problem: Error): string {
+  const { name } = parseMultiHost(url)!;
+  const list = describeRedis(url).replace(/^sentinels (.*), primary .*$/, '$1');
+  // Sentinel 6.2+ answers an unknown name with an error, older ones with a null reply.
+  if (sentinelErrors.length > 0 && sentinelErrors.every((m) => /(No such master with that name|successfully, but got an invalid reply: null)$/.test(m))) {
+    return `LARQ_REDIS_SENTINEL_SERVICE: the sentinels ${list} know no primary named "${name}"`;
+  }
+  // ioredis' last error is mostly its own "Connection is closed.", which says nothing more.
+  const last = / Last error: (.*)$/.exec(problem.message)?.[1];
+  return `LARQ_REDIS_SENTINELS: no sentinel of ${list} answered${last && last !== 'Connection is closed.' ? ` (${last})` : ''}`;
 }
 
 /** The app's Redis queue under the connection name `connectionName`. */
