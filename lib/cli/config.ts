@@ -11,6 +11,7 @@ import { checkTimeZone } from '../failed/timestamp';
 import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
+import { DEFAULT_REDIS_QUEUE_OPTIONS } from '../RedisQueueOptions';
 import { laravelVersionOfApp } from './appVersion';
 import { clusterConnection, hostPorts, sentinelConnection, socketConnection, usesTls, type CliRedisTls, type HostPort } from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
@@ -29,6 +30,8 @@ export interface CliQueueConfig {
   encrypter: Encrypter | null;
   /** Whether the Redis connection is a cluster (LARQ_REDIS_CLUSTER). */
   cluster: boolean;
+  /** Seconds to wait for a Redis reply before reconnecting (LARQ_REDIS_READ_TIMEOUT); null = forever. */
+  readTimeout: number | null;
 }
 
 /** Everything a command needs, from the environment and the global flags. */
@@ -69,6 +72,8 @@ export interface GlobalOverrides {
   prefix?: string;
   redisUrl?: string;
   laravel?: LaravelVersion;
+  /** --redis-read-timeout, in seconds (0 = forever). */
+  readTimeout?: number;
 }
 
 /** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
@@ -107,6 +112,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     encrypter: encrypter(env),
     // a 13.5+ peer on a cluster connection wraps queue names in a hash tag (RedisQueue's cluster option)
     cluster: env.get('LARQ_REDIS_CLUSTER') !== undefined,
+    readTimeout: readTimeout(overrides.readTimeout ?? env.number('LARQ_REDIS_READ_TIMEOUT', DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout as number), overrides.readTimeout !== undefined ? '--redis-read-timeout' : 'LARQ_REDIS_READ_TIMEOUT'),
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
@@ -247,6 +253,13 @@ function checkTlsSettings(tls: CliRedisTls, connections: string[]): void {
   const names: Record<keyof CliRedisTls, string> = { ca: 'LARQ_REDIS_CA', cert: 'LARQ_REDIS_CERT', key: 'LARQ_REDIS_KEY', servername: 'LARQ_REDIS_SERVERNAME' };
   const given = (Object.keys(names) as (keyof CliRedisTls)[]).find((k) => tls[k] !== undefined);
   if (given) throw new InvalidOptionError(names[given], 'is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port');
+}
+
+// The read timeout of every Redis connection (RedisQueue's readTimeout): 0 is "forever", as phpredis' is.
+function readTimeout(seconds: number, option: string): number | null {
+  if (seconds === 0) return null;
+  if (seconds < 2) throw new InvalidOptionError(option, `must be at least 2 seconds, or 0 to wait forever, got ${seconds}`);
+  return seconds;
 }
 
 function encrypter(env: LaravelEnv): Encrypter | null {

@@ -44,6 +44,7 @@ export const CLI_ENVIRONMENT: readonly EnvironmentVariable[] = Object.freeze([
   app('LARQ_REDIS_CLUSTER', 'a Redis Cluster: its seed nodes as host:port,host:port (queue keys then as a 13.5+ cluster peer writes them)', 'none: one server'),
   app('LARQ_REDIS_SENTINELS', 'Sentinel: the sentinels as host:port,host:port (tls://host:port for TLS to them), which name the primary', 'none'),
   app('LARQ_REDIS_SENTINEL_SERVICE', 'Sentinel: the name the sentinels monitor the primary under', 'mymaster'),
+  app('LARQ_REDIS_READ_TIMEOUT', 'seconds to wait for Redis to answer before taking the connection for dead and reconnecting; 0 = forever (`--redis-read-timeout`)', '30'),
   app('LARQ_REDIS_CA', 'TLS: the CA certificate file (PEM) that signed the Redis server\'s', "the system's CAs"),
   app('LARQ_REDIS_CERT', 'TLS: a client certificate file (PEM)', 'none'),
   app('LARQ_REDIS_KEY', "TLS: the client certificate's key file (PEM)", 'none'),

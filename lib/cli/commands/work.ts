@@ -215,7 +215,7 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
 // Jobs waiting under the prefix another Laravel skeleton derives from APP_NAME: said once, at start.
 async function warnAboutOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources): Promise<void> {
   try {
-    const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
+    const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls, readTimeout: config.queue.readTimeout });
     for (const line of describeJobsElsewhere(await jobsUnderOtherPrefixes(config, queues, client), config)) io.err(`larq work: warning: ${line}`);
   } catch (e) {
     io.err(`larq work: could not look for jobs under other prefixes: ${(e as Error).message}`);
@@ -246,7 +246,8 @@ function forceOnSecondSignal(io: Io): () => void {
 function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>): void {
   // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
   // and once that it is back, so the passes' own errors are not repeated here.
-  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError';
+  // ioredis' "Command timed out" is a read that met LARQ_REDIS_READ_TIMEOUT, whose connection says the same.
+  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError' || e.message === 'Command timed out';
   worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${e.message.split('\n')[0]}`));
 }
 

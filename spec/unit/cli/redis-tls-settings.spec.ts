@@ -9,7 +9,7 @@ describe('the CLI Redis connection and its TLS settings', function () {
   const sentinels = { LARQ_REDIS_SENTINELS: 's1:26379,s2:26379', LARQ_REDIS_SENTINEL_SERVICE: 'shop' };
 
   it('speaks TLS to the primary behind Sentinel with REDIS_SCHEME=tls or a rediss:// URL, and says so', function () {
-    for (const vars of [{ REDIS_SCHEME: 'tls' }, { REDIS_URL: 'rediss://ignored.example' }]) {
+    for (const vars of [{ REDIS_SCHEME: 'tls' }, { REDIS_URL: 'rediss://ignored.example' }] as Record<string, string>[]) {
       const c = configFromEnv({ ...sentinels, ...vars, REDIS_PASSWORD: 'pw', LARQ_REDIS_SERVERNAME: 'redis.internal' });
       expect(c.queue.connection).to.equal('rediss-sentinel://:pw@s1:26379,s2:26379/shop?db=0');
       expect(redisClientOptions(c.queue.connection, c.redisTls)).to.deep.equal({
