@@ -214,25 +214,29 @@ export class RedisQueue implements ReservedJobStore {
     const acks = this.acks.moveInto(write, keys.reserved);
     const { retryAfter, migrationBatchSize } = this.options;
     const migrations = retryAfter !== null ? 2 : 1;
+    let popped: Promise<unknown> | undefined;
     try {
       const now = this.now();
-      write.add((t) => scripts.migrateExpiredJobsInto(t, this.client, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
-      if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, this.client, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
-      write.add((t) => scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count));
+      write.add((t) => scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
+      if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
+      write.add((t) => (popped = scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count)));
     } catch (error) {
       // What was added still goes out (a corked connection must not stay corked), and the acknowledgements
       // in it still settle.
       write.send().then(acks.settle, acks.settle);
       throw error;
     }
-    let all: Replies;
-    try {
-      all = await write.send();
-    } catch (error) {
-      acks.settle(error as Error);
-      throw error;
-    }
-    acks.settle(all);
+    // The acknowledgements settle with the batch, whenever its replies come.
+    const sent = write.send();
+    sent.then(acks.settle, acks.settle);
+    // A pop whose connection closed before its reply is over at once. The migrations and acknowledgements
+    // sent with it wait for the connection to come back (ioredis sends them again), and the worker's pass
+    // must not wait with them: it would stay deaf to a stop for as long as Redis is away.
+    const lost = popped!.then(
+      () => new Promise<never>(() => undefined),
+      (error: unknown) => (error instanceof UnconfirmedWriteError ? Promise.reject(error) : new Promise<never>(() => undefined)),
+    );
+    const all = await Promise.race([sent, lost]);
     const replies = all.slice(acks.commands);
 
     const jobs: RedisJob[] = [];

@@ -182,14 +182,12 @@ export const scripts = {
   },
 
   /**
-   * Issue a migration on a pipeline made from a defined client or on a corked defined client (the
-   * returned promise is its reply, the moved members); see CommandBatch. At most once, like the pop it
-   * goes out with: a migration whose connection closed before its reply rejects with
-   * UnconfirmedWriteError instead of waiting to be sent again, so the pop's caller is never held by it
-   * through an outage; the next pass migrates whatever is due then.
+   * Issue a migration on a pipeline made from a defined client (its reply, the moved members, comes with
+   * exec()) or on a corked defined client (the returned promise is its reply); see CommandBatch. A
+   * migration sent again after a reconnect moves only what is due then: ioredis may resend it.
    */
-  migrateExpiredJobsInto(target: ScriptTarget, client: Client, from: string, to: string, notify: string, now: number, limit: number): Promise<unknown> {
-    return runOnce(target, client, 'migrateExpiredJobs', [from, to, notify], [now, limit], `the migration of due jobs from ${from}`);
+  migrateExpiredJobsInto(target: ScriptTarget, from: string, to: string, notify: string, now: number, limit: number): unknown {
+    return run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
   },
 
   /** Count the jobs of a queue, then DEL its four keys. */
