@@ -15,6 +15,7 @@ import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
+import { readTimeoutOptions } from './redis/readTimeout';
 import { isClient, reconnectDelay, reconnectOnReadOnly, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
@@ -66,15 +67,15 @@ export class RedisQueue implements ReservedJobStore {
     this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
-    const reconnect = { retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadOnly };
+    const reconnect = { retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadOnly, ...readTimeoutOptions(this.options.readTimeout) };
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, reconnect) : new Redis({ ...reconnect, ...c });
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
-    const { blockFor, retryAfter } = this.options;
-    if (blockFor !== null) this.waiter = new NotifyWaiter(this.client, { blockFor, retryAfter, expiry: () => this.availableAt(retryAfter ?? 0) });
+    const { blockFor, retryAfter, readTimeout } = this.options;
+    if (blockFor !== null) this.waiter = new NotifyWaiter(this.client, { blockFor, retryAfter, readTimeout, expiry: () => this.availableAt(retryAfter ?? 0) });
   }
 
   /** The queue connection's name as PHP knows it (`redis`): what events and failed-job records carry. */
@@ -247,24 +248,28 @@ export class RedisQueue implements ReservedJobStore {
     const acks = this.acks.moveInto(write, keys.reserved);
     const { retryAfter, migrationBatchSize } = this.options;
     const migrations = retryAfter !== null ? 2 : 1;
+    let popped: Promise<unknown> | undefined;
     try {
       const now = this.now();
       write.add((t) => scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
       if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
-      write.add((t) => scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count));
+      write.add((t) => (popped = scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count)));
     } catch (error) {
       // What was added still goes out: the acknowledgements in it must reach Redis and settle.
       write.send().then(acks.settle, acks.settle);
       throw error;
     }
-    let all: Replies;
-    try {
-      all = await write.send();
-    } catch (error) {
-      acks.settle(error as Error);
-      throw error;
-    }
-    acks.settle(all);
+    // The acknowledgements settle with the batch, whenever its replies come.
+    const sent = write.send();
+    sent.then(acks.settle, acks.settle);
+    // A pop whose connection closed before its reply is over at once. The migrations and acknowledgements
+    // sent with it wait for the connection to come back (ioredis sends them again), and the worker's pass
+    // must not wait with them: it would stay deaf to a stop for as long as Redis is away.
+    const lost = popped!.then(
+      () => new Promise<never>(() => undefined),
+      (error: unknown) => (error instanceof UnconfirmedWriteError ? Promise.reject(error) : new Promise<never>(() => undefined)),
+    );
+    const all = await Promise.race([sent, lost]);
     const replies = all.slice(acks.commands);
 
     const jobs: RedisJob[] = [];

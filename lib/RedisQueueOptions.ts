@@ -48,6 +48,14 @@ export interface RedisQueueOptions {
    * none: nothing is traced or counted, and @opentelemetry/api and prom-client are never loaded.
    */
   telemetry?: QueueTelemetry | null;
+  /**
+   * Seconds to wait for Redis to answer before taking the connection for dead and reconnecting (phpredis'
+   * `read_timeout`): a write left unanswered then rejects with UnconfirmedWriteError. Applies to the
+   * connections larq opens (a URL or options, and a blocking pop's own connection; a blocking pop is cut
+   * into waits of at most half of it); a client you pass in keeps its own ioredis `socketTimeout`.
+   * At least 2; null = wait forever. Default 30.
+   */
+  readTimeout?: number | null;
 }
 
 /** What {@link RedisQueueOptions.telemetry} takes: a JobTracing, a JobMetrics, or both. */
@@ -74,6 +82,7 @@ export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> 
   clock: systemClock,
   encrypter: null,
   telemetry: null,
+  readTimeout: 30,
 });
 
 /**
@@ -151,6 +160,7 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
   const laravel = LaravelRelease.of(o.laravel, 'laravel');
   if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
   if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
+  if (o.readTimeout !== null && !(typeof o.readTimeout === 'number' && Number.isFinite(o.readTimeout) && o.readTimeout >= 2)) fail('readTimeout', 'must be a number of seconds >= 2, or null to wait forever');
   if (o.encrypter !== null && !(o.encrypter instanceof Encrypter)) fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
   if (o.telemetry !== null) {
     const t = o.telemetry as unknown;

@@ -58,6 +58,7 @@ export const GLOBAL_OPTIONS: Options = {
   app: { type: 'string' },
   prefix: { type: 'string' },
   'redis-url': { type: 'string' },
+  'redis-read-timeout': { type: 'string' },
   laravel: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -154,5 +155,7 @@ export function configFor(p: Parsed, processEnv: NodeJS.ProcessEnv = process.env
   }
   const redisUrl = stringFlag(p, 'redis-url');
   if (redisUrl !== undefined && !/^(rediss?|tls):\/\/./.test(redisUrl)) throw new UsageError(`larq ${p.command}: --redis-url must be a redis:// or rediss:// URL, got "${redisUrl}"`);
-  return configFromEnv(loadEnvironment(envFile, processEnv), { app, prefix: stringFlag(p, 'prefix'), redisUrl, laravel });
+  const readTimeout = stringFlag(p, 'redis-read-timeout');
+  if (readTimeout !== undefined && !/^\d+(\.\d+)?$/.test(readTimeout)) throw new UsageError(`larq ${p.command}: --redis-read-timeout must be seconds, got "${readTimeout}"`);
+  return configFromEnv(loadEnvironment(envFile, processEnv), { app, prefix: stringFlag(p, 'prefix'), redisUrl, laravel, ...(readTimeout !== undefined ? { readTimeout: Number(readTimeout) } : {}) });
 }

@@ -13,8 +13,9 @@ import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../La
 import { horizonPrefix } from '../horizon/HorizonOptions';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
+import { DEFAULT_REDIS_QUEUE_OPTIONS } from '../RedisQueueOptions';
 import { laravelVersionOfApp } from './appVersion';
-import { clusterConnection, hostPorts, sentinelConnection, socketConnection, type CliRedisTls } from './redisConnection';
+import { clusterConnection, hostPorts, sentinelConnection, socketConnection, usesTls, type CliRedisTls, type HostPort } from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -31,6 +32,8 @@ export interface CliQueueConfig {
   encrypter: Encrypter | null;
   /** Whether the Redis connection is a cluster (LARQ_REDIS_CLUSTER). */
   cluster: boolean;
+  /** Seconds to wait for a Redis reply before reconnecting (LARQ_REDIS_READ_TIMEOUT); null = forever. */
+  readTimeout: number | null;
 }
 
 /** Everything a command needs, from the environment and the global flags. */
@@ -81,6 +84,8 @@ export interface GlobalOverrides {
   prefix?: string;
   redisUrl?: string;
   laravel?: LaravelVersion;
+  /** --redis-read-timeout, in seconds (0 = forever). */
+  readTimeout?: number;
 }
 
 /** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
@@ -119,6 +124,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     encrypter: encrypter(env),
     // a 13.5+ peer on a cluster connection wraps queue names in a hash tag (RedisQueue's cluster option)
     cluster: env.get('LARQ_REDIS_CLUSTER') !== undefined,
+    readTimeout: readTimeout(overrides.readTimeout ?? env.number('LARQ_REDIS_READ_TIMEOUT', DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout as number), overrides.readTimeout !== undefined ? '--redis-read-timeout' : 'LARQ_REDIS_READ_TIMEOUT'),
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
@@ -146,6 +152,8 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   } else {
     config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
+  const cacheConnections = config.cache?.driver === 'redis' ? [config.cache.connection as string, config.cache.lockConnection as string] : [];
+  checkTlsSettings(redisTls, [queue.connection, ...cacheConnections]);
   return config;
 }
 
@@ -224,6 +232,9 @@ function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string
   if (base !== undefined) {
     const url = URL.canParse(base) ? new URL(base) : null;
     if (!url || !['redis:', 'rediss:', 'tls:', 'unix:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis://, rediss:// or unix:// URL, got "${base}"`);
+    if (protocol === 'rediss:' && (url.protocol === 'redis:' || url.protocol === 'unix:')) {
+      throw new InvalidOptionError('REDIS_SCHEME', `is ${scheme} but REDIS_URL is a ${url.protocol}// URL, which is not TLS: use a rediss:// URL, or leave REDIS_SCHEME unset`);
+    }
     if (url.username) username = decodeURIComponent(url.username);
     if (url.password) password = decodeURIComponent(url.password);
     if (url.protocol === 'unix:') return socketConnection(decodeURIComponent(url.pathname), Number(url.searchParams.get('db') ?? db), username, password);
@@ -239,12 +250,48 @@ function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string
   const sentinels = env.get('LARQ_REDIS_SENTINELS');
   if (clusterNodes !== undefined && sentinels !== undefined) throw new InvalidOptionError('LARQ_REDIS_CLUSTER', 'and LARQ_REDIS_SENTINELS cannot both be set');
   if (clusterNodes !== undefined) return clusterConnection(hostPorts(clusterNodes, 'LARQ_REDIS_CLUSTER'), username, password, protocol === 'rediss:');
-  if (sentinels !== undefined) return sentinelConnection(hostPorts(sentinels, 'LARQ_REDIS_SENTINELS'), env.get('LARQ_REDIS_SENTINEL_SERVICE') ?? 'mymaster', db, username, password);
+  if (sentinels !== undefined) {
+    const list = sentinelList(sentinels);
+    return sentinelConnection(list.nodes, env.get('LARQ_REDIS_SENTINEL_SERVICE') ?? 'mymaster', db, username, password, { primary: protocol === 'rediss:', sentinels: list.tls });
+  }
+  if (env.get('LARQ_REDIS_SENTINEL_SERVICE') !== undefined) throw new InvalidOptionError('LARQ_REDIS_SENTINEL_SERVICE', 'is set but LARQ_REDIS_SENTINELS is not: name the sentinels, or leave the service unset');
   // phpredis takes a socket path as the host (predis as scheme unix with the path)
-  if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
+  if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) {
+    if (protocol === 'rediss:') throw new InvalidOptionError('REDIS_SCHEME', `is ${scheme} but REDIS_HOST is a Unix socket (${host}), which larq does not speak TLS over: leave REDIS_SCHEME unset, or give a host name`);
+    return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
+  }
   const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return `${protocol}//${auth}${hostPart}:${port}/${db}`;
+}
+
+// LARQ_REDIS_SENTINELS: host:port pairs, each written bare (or tcp://, redis://) for plaintext, or tls://
+// (rediss://) for a sentinel that speaks TLS, as predis' sentinel parameters take a scheme. ioredis has one
+// TLS setting for all the sentinels, so a list that mixes the two is refused.
+function sentinelList(text: string): { nodes: HostPort[]; tls: boolean } {
+  const schemes = new Set<boolean>();
+  const bare = text.split(',').map((part) => {
+    const m = /^\s*(tcp|redis|tls|rediss):\/\/(.*)$/.exec(part);
+    schemes.add(m !== null && (m[1] === 'tls' || m[1] === 'rediss'));
+    return m ? m[2] : part;
+  });
+  if (schemes.size > 1) throw new InvalidOptionError('LARQ_REDIS_SENTINELS', 'mixes tls:// sentinels with plaintext ones; larq speaks TLS to all of them or to none');
+  return { nodes: hostPorts(bare.join(','), 'LARQ_REDIS_SENTINELS'), tls: schemes.has(true) };
+}
+
+// A TLS file or server name with no TLS connection to use it on would be ignored: refuse it instead.
+function checkTlsSettings(tls: CliRedisTls, connections: string[]): void {
+  if (connections.some(usesTls)) return;
+  const names: Record<keyof CliRedisTls, string> = { ca: 'LARQ_REDIS_CA', cert: 'LARQ_REDIS_CERT', key: 'LARQ_REDIS_KEY', servername: 'LARQ_REDIS_SERVERNAME' };
+  const given = (Object.keys(names) as (keyof CliRedisTls)[]).find((k) => tls[k] !== undefined);
+  if (given) throw new InvalidOptionError(names[given], 'is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port');
+}
+
+// The read timeout of every Redis connection (RedisQueue's readTimeout): 0 is "forever", as phpredis' is.
+function readTimeout(seconds: number, option: string): number | null {
+  if (seconds === 0) return null;
+  if (seconds < 2) throw new InvalidOptionError(option, `must be at least 2 seconds, or 0 to wait forever, got ${seconds}`);
+  return seconds;
 }
 
 function encrypter(env: LaravelEnv): Encrypter | null {

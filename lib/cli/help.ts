@@ -11,6 +11,9 @@ export const GLOBAL_HELP = `Every command also takes:
                       (default LARQ_LARAVEL, else 13)
   --prefix=PREFIX     the Redis key prefix (default REDIS_PREFIX, else derived from APP_NAME)
   --redis-url=URL     Redis, as redis://[user:password@]host:port/db (default REDIS_URL, else REDIS_HOST...)
+  --redis-read-timeout=SECONDS
+                      how long to wait for Redis to answer before reconnecting; 0 = forever
+                      (default LARQ_REDIS_READ_TIMEOUT, else 30)
   -h, --help          show the command's help`;
 
 /** `larq --help`. */

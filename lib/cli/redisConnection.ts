@@ -7,6 +7,7 @@
 // password, and turned into ioredis options only when a client is made.
 import { readFileSync } from 'fs';
 import type { RedisOptions } from 'ioredis';
+import type { ConnectionOptions } from 'tls';
 import { InvalidOptionError } from '../errors';
 
 /** TLS settings beyond the scheme: PEM files. */
@@ -21,7 +22,10 @@ export interface CliRedisTls {
 export function describeRedis(connection: string): string {
   const multi = parseMultiHost(connection);
   if (multi?.kind === 'cluster') return `${multi.tls ? 'rediss' : 'redis'} cluster ${hostList(multi.nodes)}`;
-  if (multi?.kind === 'sentinel') return `sentinels ${hostList(multi.nodes)}, primary "${multi.name}" (db ${multi.db})`;
+  if (multi?.kind === 'sentinel') {
+    const sentinels = multi.sentinelTls ? multi.nodes.map((n) => `tls://${hostList([n])}`).join(',') : hostList(multi.nodes);
+    return `sentinels ${sentinels}, primary "${multi.name}" (db ${multi.db})${multi.tls ? ' over TLS' : ''}`;
+  }
   const u = new URL(connection);
   if (u.protocol === 'unix:') return `unix:${decodeURIComponent(u.pathname)} (db ${u.searchParams.get('db') ?? '0'})`;
   return `${u.protocol}//${u.host}${u.pathname}`;
@@ -38,21 +42,35 @@ export function redisClientOptions(connection: string, tls: CliRedisTls = {}): R
   const multi = parseMultiHost(connection);
   if (multi?.kind === 'cluster') throw new InvalidOptionError('connection', 'a cluster connection needs a Cluster client (redisClusterNodes)');
   if (multi?.kind === 'sentinel') {
-    return { sentinels: multi.nodes, name: multi.name, db: multi.db, ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+    const options: RedisOptions = { sentinels: multi.nodes, name: multi.name, db: multi.db, ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+    // ioredis talks plaintext to the primary and replicas a sentinel names unless told both `tls` and
+    // `enableTLSForSentinelMode`; the sentinels themselves take `sentinelTLS`.
+    if (multi.tls) Object.assign(options, { tls: tlsOptions(tls), enableTLSForSentinelMode: true });
+    if (multi.sentinelTls) options.sentinelTLS = tlsOptions(tls);
+    return options;
   }
   const u = new URL(connection);
   const auth = { ...(u.username ? { username: decodeURIComponent(u.username) } : {}), ...(u.password ? { password: decodeURIComponent(u.password) } : {}) };
   if (u.protocol === 'unix:') return { path: decodeURIComponent(u.pathname), db: Number(u.searchParams.get('db') ?? 0), ...auth };
   const options: RedisOptions = { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379), db: Number(u.pathname.slice(1) || 0), ...auth };
-  if (u.protocol === 'rediss:') {
-    options.tls = {
-      ...(tls.ca ? { ca: pem(tls.ca, 'LARQ_REDIS_CA') } : {}),
-      ...(tls.cert ? { cert: pem(tls.cert, 'LARQ_REDIS_CERT') } : {}),
-      ...(tls.key ? { key: pem(tls.key, 'LARQ_REDIS_KEY') } : {}),
-      ...(tls.servername ? { servername: tls.servername } : {}),
-    };
-  }
+  if (u.protocol === 'rediss:') options.tls = tlsOptions(tls);
   return options;
+}
+
+/** Whether a connection string speaks TLS anywhere: to Redis, or to the sentinels that name it. */
+export function usesTls(connection: string): boolean {
+  const multi = parseMultiHost(connection);
+  return multi ? multi.tls || multi.sentinelTls : connection.startsWith('rediss:');
+}
+
+// Node's TLS options from the LARQ_REDIS_* files.
+function tlsOptions(tls: CliRedisTls): ConnectionOptions {
+  return {
+    ...(tls.ca ? { ca: pem(tls.ca, 'LARQ_REDIS_CA') } : {}),
+    ...(tls.cert ? { cert: pem(tls.cert, 'LARQ_REDIS_CERT') } : {}),
+    ...(tls.key ? { key: pem(tls.key, 'LARQ_REDIS_KEY') } : {}),
+    ...(tls.servername ? { servername: tls.servername } : {}),
+  };
 }
 
 /** What the CLI gives ioredis' Cluster: the seed nodes, each node connection's options, and the host lookup. */
@@ -73,7 +91,7 @@ export function redisClusterNodes(connection: string, tls: CliRedisTls = {}): Cl
   if (multi?.kind !== 'cluster') return null;
   const redisOptions: RedisOptions = { ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
   if (!multi.tls) return { nodes: multi.nodes, redisOptions };
-  redisOptions.tls = redisClientOptions(`rediss://${multi.nodes[0].host}:${multi.nodes[0].port}/0`, tls).tls;
+  redisOptions.tls = tlsOptions(tls);
   return { nodes: multi.nodes, redisOptions, dnsLookup: (address, callback) => callback(null, address) };
 }
 
@@ -110,18 +128,22 @@ export function clusterConnection(nodes: HostPort[], username: string, password:
   return `${tls ? 'rediss' : 'redis'}-cluster://${auth(username, password)}${hostList(nodes)}`;
 }
 
-/** A connection string for a Sentinel-managed primary: `redis-sentinel://[user:password@]h:p,h:p/name?db=N`. */
-export function sentinelConnection(sentinels: HostPort[], name: string, db: number, username: string, password: string): string {
-  return `redis-sentinel://${auth(username, password)}${hostList(sentinels)}/${encodeURIComponent(name)}?db=${db}`;
+/**
+ * A connection string for a Sentinel-managed primary: `redis-sentinel://[user:password@]h:p,h:p/name?db=N`,
+ * `rediss-sentinel://` when the primary speaks TLS, with `&sentinels=tls` when the sentinels do.
+ */
+export function sentinelConnection(sentinels: HostPort[], name: string, db: number, username: string, password: string, tls = { primary: false, sentinels: false }): string {
+  return `${tls.primary ? 'rediss' : 'redis'}-sentinel://${auth(username, password)}${hostList(sentinels)}/${encodeURIComponent(name)}?db=${db}${tls.sentinels ? '&sentinels=tls' : ''}`;
 }
 
 /** The parts of a cluster or Sentinel connection string, or null for a plain one. */
-export function parseMultiHost(connection: string): { kind: 'cluster' | 'sentinel'; tls: boolean; username: string; password: string; nodes: HostPort[]; name: string; db: number } | null {
-  const m = /^(redis|rediss)-(cluster|sentinel):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]+)(?:\/([^?]*))?(?:\?db=(\d+))?$/.exec(connection);
+export function parseMultiHost(connection: string): { kind: 'cluster' | 'sentinel'; tls: boolean; sentinelTls: boolean; username: string; password: string; nodes: HostPort[]; name: string; db: number } | null {
+  const m = /^(redis|rediss)-(cluster|sentinel):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]+)(?:\/([^?]*))?(?:\?db=(\d+)(&sentinels=tls)?)?$/.exec(connection);
   if (!m) return null;
   return {
     kind: m[2] as 'cluster' | 'sentinel',
     tls: m[1] === 'rediss',
+    sentinelTls: m[8] !== undefined,
     username: decodeURIComponent(m[3] ?? ''),
     password: decodeURIComponent(m[4] ?? ''),
     nodes: hostPorts(m[5], 'connection'),

@@ -22,6 +22,7 @@ import type { QueueKeys } from './keys';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { CommandBatch } from './CommandBatch';
 import { whenConnected } from './whenConnected';
+import { longestBlockingWait, readTimeoutOptions } from './readTimeout';
 import { defineScripts, popReply, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
@@ -50,6 +51,8 @@ export interface NotifyWaiterOptions {
   readonly blockFor: number;
   /** The queue's retryAfter: bounds each BLPOP (see the file's header); null = reservations never expire. */
   readonly retryAfter: number | null;
+  /** The queue's readTimeout: the blocking connection's, which bounds each BLPOP too; null = none. */
+  readonly readTimeout: number | null;
   /** The expiry a pop issued now gives its reservation (the queue's availableAt(retryAfter)). */
   readonly expiry: () => number;
 }
@@ -89,9 +92,9 @@ export class NotifyWaiter {
   }
 
   private async waitInSlices(keys: QueueKeys): Promise<Wake> {
-    const { blockFor, retryAfter } = this.options;
+    const { blockFor, retryAfter, readTimeout } = this.options;
     // Slices are whole seconds, as a BLPOP timeout before Redis 6 had to be.
-    const longest = retryAfter === null ? Infinity : Math.max(1, Math.floor(retryAfter / 2));
+    const longest = Math.min(retryAfter === null ? Infinity : Math.max(1, Math.floor(retryAfter / 2)), longestBlockingWait(readTimeout));
     // A wait that fits in one BLPOP sends blockFor as given (0 = forever), as Laravel's worker does.
     if (longest === Infinity || (blockFor !== 0 && blockFor <= longest)) return this.blockOnce(keys, blockFor);
     const started = performance.now();
@@ -159,7 +162,12 @@ export class NotifyWaiter {
 
   private blockingConnection(): Redis | Cluster {
     if (this.connection === undefined) {
-      this.connection = (this.client as Redis).duplicate();
+      // Its own read timeout, whatever the main client has (a BLPOP must end inside it; see readTimeout.ts).
+      const { socketTimeout, keepAlive } = readTimeoutOptions(this.options.readTimeout);
+      const own = { socketTimeout, ...(keepAlive !== undefined ? { keepAlive } : {}) };
+      this.connection = this.client.isCluster
+        ? (this.client as Cluster).duplicate([], { redisOptions: { ...(this.client as Cluster).options.redisOptions, ...own } })
+        : (this.client as Redis).duplicate(own);
       // Ours, whoever owns the main client: without a listener ioredis prints every failed reconnect as
       // an unhandled 'error' event. The wait itself rejects with the error.
       this.connection.on('error', () => undefined);

@@ -7,12 +7,13 @@ import { LarqError } from '../../errors';
 import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
-import { reconnectDelay, reconnectOnReadOnly, type QueueTelemetry } from '../../RedisQueueOptions';
+import { DEFAULT_REDIS_QUEUE_OPTIONS, reconnectDelay, reconnectOnReadOnly, type QueueTelemetry } from '../../RedisQueueOptions';
+import { readTimeoutOptions } from '../../redis/readTimeout';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
-import { describeRedis, redisClientOptions, redisClusterNodes, type CliRedisTls } from '../redisConnection';
+import { describeRedis, parseMultiHost, redisClientOptions, redisClusterNodes, usesTls, type CliRedisTls } from '../redisConnection';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
 export class Resources {
@@ -48,6 +49,8 @@ export interface OpenRedisOptions {
   holdWrites?: boolean;
   /** TLS files for rediss:// connections (LARQ_REDIS_*). */
   tls?: CliRedisTls;
+  /** Seconds to wait for a reply before taking the connection for dead (LARQ_REDIS_READ_TIMEOUT); null = forever. Default 30. */
+  readTimeout?: number | null;
 }
 
 /**
@@ -61,7 +64,11 @@ export interface OpenRedisOptions {
  * after one retry, so the worker's stop checks keep running through an outage.
  */
 export async function openRedis(url: string, resources: Resources, io: Io, options: OpenRedisOptions = {}): Promise<Redis | Cluster> {
-  const { persistent = false, holdWrites = false, tls = {} } = options;
+  const { persistent = false, holdWrites = false, tls = {}, readTimeout = DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout } = options;
+  // A read in flight when the connection died waits, in ioredis, to be sent again once it is back, however
+  // long that takes, whatever maxRetriesPerRequest says: on every connection but a worker's queue
+  // connection (whose writes are meant to wait for Redis) it gives up after the read timeout instead.
+  const silence = { ...readTimeoutOptions(readTimeout), ...(readTimeout === null || (persistent && holdWrites) ? {} : { commandTimeout: readTimeout * 1000 }) };
   let connected = false;
   let lostAt: number | null = null;
   let lostBecause = '';
@@ -74,14 +81,20 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
       // settles (the process ran out of work and exited 0, saying nothing). Without it the client is up
       // once it has the slot map; a command for the failing slot is retried and redirected by the Cluster
       // until the replica takes over, which the worker rides out as it does when the failover comes later.
-      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
-    : new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, reconnectOnError: reconnectOnReadOnly });
+      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest, ...silence }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
+    : // Through sentinels, ioredis asks them all again forever by default, in silence: a command that
+      // cannot find its primary at start gives up instead (sentinelProblem says why), as without them.
+      new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, sentinelRetryStrategy: retry, reconnectOnError: reconnectOnReadOnly, ...silence });
   let firstProblem: Error | undefined;
+  const sentinelErrors: string[] = [];
+  // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).
+  const reason = (e: Error) => (e.message.startsWith('Socket timeout.') ? `no reply within ${readTimeout} s, LARQ_REDIS_READ_TIMEOUT` : e.message);
   client.on('error', (e: Error) => {
     firstProblem ??= e;
-    lostBecause ||= e.message;
+    lostBecause ||= reason(e);
   });
   let closing = false;
+  client.on('sentinelError', (e: Error) => sentinelErrors.push(e.message));
   client.on('close', () => {
     // Closed by us on the way out (Resources.close): nothing was lost.
     if (closing || !connected || lostAt !== null || !persistent) return;
@@ -98,15 +111,20 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
     await client.connect();
   } catch (e) {
     client.disconnect();
-    // ioredis rejects with "Connection is closed."; the socket's own error says why.
-    const problem = (firstProblem ?? (e as Error)).message;
-    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${problem}${AUTH_REFUSED.test(problem) ? '; check REDIS_PASSWORD (and REDIS_USERNAME, or REDIS_URL)' : ''}`);
+    const problem = firstProblem ?? (e as Error);
+    const sentinels = parseMultiHost(url);
+    if (sentinels?.kind === 'sentinel' && problem.message.startsWith('All sentinels are unreachable')) throw new LarqError(sentinelProblem(url, sentinelErrors, problem));
+    // ioredis rejects with "Connection is closed."; the socket's own error says why. A server that does not
+    // speak TLS leaves a TLS handshake unanswered until ioredis' connect timeout.
+    const handshake = usesTls(url) && /ETIMEDOUT/.test(problem.message) ? ' (no TLS handshake: does the server speak TLS?)' : '';
+    const why = reason(problem);
+    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${why}${handshake}${AUTH_REFUSED.test(why) ? '; check REDIS_PASSWORD (and REDIS_USERNAME, or REDIS_URL)' : ''}`);
   }
   connected = true;
   lostBecause = '';
   resources.add(() => {
     closing = true;
-    return client.quit().catch(() => client.disconnect());
+    return quitWithin(client, QUIT_WAIT_MS);
   });
   return client;
 }
@@ -115,9 +133,52 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
 // given to a server that has none (AUTH ... called without any password configured).
 const AUTH_REFUSED = /WRONGPASS|NOAUTH|\bAUTH\b/;
 
+// Why no sentinel named a primary, naming the setting to fix: every sentinel answered but knows no primary
+// of that name (ioredis calls a null reply "invalid"), or none could be asked.
+function sentinelProblem(url: string, sentinelErrors: string[], problem: Error): string {
+  const { name } = parseMultiHost(url)!;
+  const list = describeRedis(url).replace(/^sentinels (.*), primary .*$/, '$1');
+  // Sentinel 6.2+ answers an unknown name with an error, older ones with a null reply.
+  if (sentinelErrors.length > 0 && sentinelErrors.every((m) => /(No such master with that name|successfully, but got an invalid reply: null)$/.test(m))) {
+    return `LARQ_REDIS_SENTINEL_SERVICE: the sentinels ${list} know no primary named "${name}"`;
+  }
+  // ioredis' last error is mostly its own "Connection is closed.", which says nothing more.
+  const last = / Last error: (.*)$/.exec(problem.message)?.[1];
+  return `LARQ_REDIS_SENTINELS: no sentinel of ${list} answered${last && last !== 'Connection is closed.' ? ` (${last})` : ''}`;
+}
+
+// How long closing waits for QUIT's reply (which comes after every reply still owed, so acknowledgements
+// in flight land) before it cuts the connection: a silent peer must not hold a stopping worker.
+const QUIT_WAIT_MS = 1000;
+
+function quitWithin(client: Redis | Cluster, ms: number): Promise<void> {
+  // Reconnecting: nothing it owes can arrive on the connection being closed.
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    const cut = setTimeout(() => {
+      client.disconnect();
+      resolve();
+    }, ms);
+    client.quit().then(
+      () => {
+        clearTimeout(cut);
+        resolve();
+      },
+      () => {
+        clearTimeout(cut);
+        client.disconnect();
+        resolve();
+      },
+    );
+  });
+}
+
 /** The app's Redis queue under the connection name `connectionName`. */
 export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false, telemetry: QueueTelemetry | null = null): Promise<RedisQueue> {
-  const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls });
+  const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls, readTimeout: config.queue.readTimeout });
   const options = { ...config.queue, connection: client, connectionName, telemetry };
   // Horizon mode: the same queue, also writing what Horizon's listeners write under its prefix.
   const queue = config.horizon ? new HorizonRedisQueue({ ...options, horizon: { prefix: config.horizon.prefix } }) : new RedisQueue(options);
@@ -141,8 +202,8 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
   if (cache.driver === 'redis') {
     const url = cache.connection as string;
     const lockUrl = (cache.lockConnection as string | undefined) ?? url;
-    const connection = await openRedis(url, resources, io, { persistent, tls: config.redisTls });
-    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, { persistent, tls: config.redisTls });
+    const connection = await openRedis(url, resources, io, { persistent, tls: config.redisTls, readTimeout: config.queue.readTimeout });
+    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, { persistent, tls: config.redisTls, readTimeout: config.queue.readTimeout });
     store = createCacheStore({ ...cache, connection, lockConnection });
   } else {
     if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);

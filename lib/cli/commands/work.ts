@@ -308,7 +308,7 @@ function watchOtherPrefixes(config: CliConfig, queues: string[], io: Io, resourc
   worker.once('JobProcessing', stop);
   void (async () => {
     try {
-      const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls });
+      const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls, readTimeout: config.queue.readTimeout });
       // closed before the client (Resources close in reverse): no look is left running on a closed connection
       resources.add(async () => {
         stop();
@@ -354,7 +354,8 @@ function forceOnSecondSignal(io: Io): () => void {
 function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>): void {
   // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
   // and once that it is back, so the passes' own errors are not repeated here.
-  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError';
+  // ioredis' "Command timed out" is a read that met LARQ_REDIS_READ_TIMEOUT, whose connection says the same.
+  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError' || e.message === 'Command timed out';
   // An error's message may carry a job's name or payload text: its first line, escaped (see printable).
   worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${printable(e.message.split('\n')[0])}`));
 }
