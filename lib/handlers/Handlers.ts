@@ -1,7 +1,7 @@
 // Which Node code runs which Laravel job: Laravel's `fire()` plus CallQueuedHandler, for jobs whose
 // handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
-// returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
+// returns unless it was released or failed; a string job's handler acknowledges it itself (Laravel `Job::fire`, 13.x).
 import { InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
 import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
@@ -55,7 +55,7 @@ type StoredStringHandler = (data: unknown, ctx: JobContext) => unknown;
 export type FailedHook = (error: Error | null, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
 
 /**
- * Laravel's job features around an object job's handler, at CallQueuedHandler's points (spec §11.1):
+ * Laravel's job features around an object job's handler, at the points of Laravel's `CallQueuedHandler::call` (13.x):
  * chains, batches, unique locks and missing models plug in here.
  */
 export interface CommandHooks {

@@ -510,7 +510,7 @@ function describeByte(byte: number): string {
   return byte >= 0x20 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `byte 0x${byte.toString(16).padStart(2, '0')}`;
 }
 
-/** Split a serialized property name into name, visibility and declaring class (§7.2 mangling). */
+/** Split a serialized property name into name, visibility and declaring class (PHP's property-name mangling). */
 export function demangle(mangled: string): Omit<PhpProperty, 'value'> | undefined {
   if (!mangled.startsWith('\0')) return { name: mangled, visibility: 'public' };
   const end = mangled.indexOf('\0', 1);

@@ -1,4 +1,4 @@
-// The file store (Laravel 10.10.1+'s FileFailedJobProvider; spec §14.1). Laravel 8.83 has no such
+// The file store (Laravel 10.10.1+'s FileFailedJobProvider). Laravel 8.83 has no such
 // store, so the file is checked against the spec's format and PHP's own json_decode /
 // json_encode(JSON_PRETTY_PRINT) (what that store reads and writes with), and against real Laravel
 // 12.67's and 13.26's FileFailedJobProvider on the same file.

@@ -16,7 +16,7 @@ import { parsePayload } from '../../../lib/payload/Payload';
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 const int = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', integerKey: true, value });
 
-describe('PHP shapes (issue 22)', () => {
+describe('PHP shapes Laravel jobs carry', () => {
   describe('objects whose __serialize() returns integer keys', () => {
     // serialize(new ArrayObject([1, 2])), serialize($q) of an SplQueue of 1 and "a",
     // serialize(SplFixedArray::fromArray([1, 2])), a class whose __serialize() returns [1, 2, 'x' => 3]
