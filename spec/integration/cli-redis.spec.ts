@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { runLarq } from '../support/larqProcess';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import Redis from 'ioredis';
@@ -76,7 +76,7 @@ describe('the larq command over a Unix socket and over TLS', function () {
     const port = await freePort();
     const ca = join(dir, 'ca.crt');
     const tlsArgs = ['--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'server.crt'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no'];
-    const tlsClient = () => new Redis({ host: 'localhost', port, tls: { ca: require('fs').readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const tlsClient = () => new Redis({ host: 'localhost', port, tls: { ca: readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     await startServer(tlsArgs, tlsClient);
     const queue = new RedisQueue({ connection: tlsClient(), prefix: 'shop_database_', laravel: 12 });
     await queue.push(ChainStep.make({ step: 1 }));

@@ -4,11 +4,11 @@
 // 12.67's and 13.26's FileFailedJobProvider on the same file.
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import { FakeClock } from '../../../lib/clock';
-import { InvalidOptionError, InvalidPayloadError } from '../../../lib/errors';
+import { InvalidOptionError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
 import { LARAVEL_LINES, laravelHarness, requirePhp, runPhp } from '../../support/php';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';

@@ -9,7 +9,7 @@ import { Encrypter } from '../../../lib/php/Encrypter';
 import { php, phpClass, toPhp } from '../../../lib/php/builder';
 import { serialize, serializeToBuffer, serializeToJsonString } from '../../../lib/php/serialize';
 import { unserialize } from '../../../lib/php/unserialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
+import { PhpBytes, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
 import { toPlain } from '../../../lib/php/view';
 import { parsePayload } from '../../../lib/payload/Payload';
 
