@@ -1,7 +1,8 @@
 // Which Node code runs which Laravel job: Laravel's `fire()` plus CallQueuedHandler, for jobs whose
 // handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
-// returns unless it was released or failed; a string job's handler acknowledges it itself (Laravel `Job::fire`, 13.x).
+// returns unless it was released or failed; a string job's handler acknowledges it itself (Laravel
+// `Job::fire`, 13.x).
 import { InvalidOptionError, PhpOnlyJobError, UnknownJobError } from '../errors';
 import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
@@ -9,33 +10,9 @@ import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
 import { unguarded } from '../worker/Attempt';
-import { HandlerContext, type FailJob } from './HandlerContext';
+import { HandlerContext, type FailJob, type JobContext, type ObjectJobContext } from './HandlerContext';
 
-/** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
-export interface JobContext {
-  /** The reserved job itself (raw and reserved strings, payload accessors). */
-  readonly job: RedisJob;
-  /** This attempt's number, from 1. */
-  readonly attempts: number;
-  readonly uuid: string | null;
-  readonly id: string | null;
-  /** The bare queue name. */
-  readonly queue: string;
-  readonly payload: JobPayload;
-  /** Aborted when the job's timeout passes or the worker is forced to stop. */
-  readonly signal: AbortSignal;
-  /** Put the job back, due in `delaySeconds` (Laravel's `$this->release()`). */
-  release(delaySeconds?: number): Promise<void>;
-  /** Acknowledge the job (string jobs must, object jobs are deleted after the handler returns). */
-  delete(): Promise<void>;
-  /** Fail the job now: it is recorded in the failed-job store with `error` (Laravel's `$this->fail()`). */
-  fail(error?: Error): Promise<void>;
-}
-
-/** An object job's context adds the exact PHP object the plain view was made from. */
-export interface ObjectJobContext extends JobContext {
-  readonly command: PhpObject;
-}
+export type { JobContext, ObjectJobContext } from './HandlerContext';
 
 /**
  * Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). `T` describes that
