@@ -9,6 +9,7 @@ import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
+import { CALL_QUEUED_LISTENER } from '../features/wrappers';
 import { unguarded } from '../worker/Attempt';
 import { HandlerContext, type FailJob, type JobContext, type ObjectJobContext } from './HandlerContext';
 
@@ -47,7 +48,7 @@ export interface CommandHooks {
 }
 
 /** Laravel's job features, in the order CallQueuedHandler applies them around a job. */
-export const LARAVEL_FEATURES = ['debounce', 'models', 'unique', 'chain', 'batch'] as const;
+export const LARAVEL_FEATURES = Object.freeze(['debounce', 'models', 'unique', 'chain', 'batch'] as const);
 /** One of {@link LARAVEL_FEATURES}. */
 export type LaravelFeature = (typeof LARAVEL_FEATURES)[number];
 
@@ -86,7 +87,6 @@ function checkUnknownJobs(policy: UnknownJobPolicy): UnknownJobPolicy {
   return policy;
 }
 
-const LISTENER = 'Illuminate\\Events\\CallQueuedListener';
 const CLOSURE = 'Illuminate\\Queue\\CallQueuedClosure';
 
 interface Entry<H> {
@@ -238,7 +238,7 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   private objectEntry(payload: JobPayload, command: PhpObject): Entry<StoredObjectHandler> | undefined {
-    if (payload.commandName === LISTENER) return this.listeners.get(listenerClass(command));
+    if (payload.commandName === CALL_QUEUED_LISTENER) return this.listeners.get(listenerClass(command));
     return this.objects.get(payload.commandName ?? command.className);
   }
 
@@ -246,12 +246,12 @@ export class Handlers implements JobRunner<RedisJob> {
     try {
       return this.objectEntry(payload, job.command());
     } catch {
-      return payload.commandName === LISTENER ? undefined : this.objects.get(payload.commandName ?? '');
+      return payload.commandName === CALL_QUEUED_LISTENER ? undefined : this.objects.get(payload.commandName ?? '');
     }
   }
 
   private routeName(payload: JobPayload, command: PhpObject): string {
-    return payload.commandName === LISTENER ? `${LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
+    return payload.commandName === CALL_QUEUED_LISTENER ? `${CALL_QUEUED_LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
   }
 
   // A job Node cannot run: failed with the reason, or put back for a PHP worker, never dropped.
