@@ -7,7 +7,7 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
-import { commandCalls, countingRelay, dumpKeys, randomPrefix, rawClient } from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, monitorCaughtUp, randomPrefix, rawClient } from '../support/redis';
 import { useRedisQueue } from '../support/useRedisQueue';
 import { quarantinedPayloads } from '../support/quarantine';
 
@@ -294,8 +294,7 @@ describe('RedisQueue.popMany (integration)', function () {
       const deleting = Promise.all(first.map((j) => j.delete()));
       const second = await q.popMany('default', 0, 2, () => undefined);
       await deleting;
-      await client.ping();
-      await new Promise((r) => setTimeout(r, 50));
+      await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       expect((await zremCalls()) - before).to.equal(1);
       // Redis removed the finished reservations before it reserved the next jobs
@@ -318,8 +317,7 @@ describe('RedisQueue.popMany (integration)', function () {
       const deleting = fromOther.delete();
       const popped = await q.popMany('default', 0, 1, () => undefined);
       await deleting;
-      await client.ping();
-      await new Promise((r) => setTimeout(r, 50));
+      await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       expect(popped.map((j) => j.getJobId())).to.deep.equal(['id2']);
       const zrem = seen.indexOf(`zrem ${p}queues:other:reserved`);

@@ -62,6 +62,31 @@ export async function dumpKeys(client: Redis, prefix: string): Promise<Record<st
   return out;
 }
 
+/**
+ * Resolves once `monitor` (a client in MONITOR mode) has reported every command the server ran before
+ * this call: MONITOR reports commands in the order the server runs them, so once it shows a marker sent
+ * through `client`, everything before has arrived. A fixed sleep instead loses commands under load.
+ */
+export async function monitorCaughtUp(monitor: Redis, client: Redis, timeoutMs = 10000): Promise<void> {
+  const marker = `larq-monitor-${randomBytes(6).toString('hex')}`;
+  let onMonitor: ((time: string, args: string[]) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const shown = new Promise<void>((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`MONITOR did not report ${marker} within ${timeoutMs} ms`)), timeoutMs);
+    onMonitor = (_time, args) => {
+      if (args[1] === marker) resolve();
+    };
+    monitor.on('monitor', onMonitor);
+  });
+  try {
+    await client.echo(marker);
+    await shown;
+  } finally {
+    clearTimeout(timer);
+    monitor.off('monitor', onMonitor!);
+  }
+}
+
 /** How many times the server has run `command` so far (INFO commandstats; 0 before its first run). */
 export async function commandCalls(client: Redis, command: string): Promise<number> {
   return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await client.info('commandstats'))?.[1] ?? 0);
