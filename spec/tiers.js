@@ -2,9 +2,9 @@
 //   unit         no Redis, no PHP, no native module: seconds
 //   integration  a real redis-server (and the SQL databases the failed-job stores use)
 //   interop      real PHP: Laravel on the same Redis, and PHP oracles for byte-exact output
-//   slow         the long fault, failover and chaos runs
-// A file listed under `moved` sits in a folder of one tier but needs another's tools: the tier of its
-// folder skips it and the named tier runs it.
+//   slow         the long fault, failover and chaos runs, and the spec that runs the compiler
+// A file listed below (needsPhp, needsRedis, compiles) sits in a folder of one tier but needs another's
+// tools or time: the tier of its folder skips it and the other tier runs it.
 
 const needsPhp = [
   'spec/unit/features/xxh128.spec.ts',
@@ -14,6 +14,8 @@ const needsPhp = [
   'spec/unit/payload/phpJson.spec.ts',
 ];
 const needsRedis = ['spec/compat/push.spec.ts', 'spec/compat/pop.spec.ts'];
+// Runs the TypeScript compiler over a spec file: tens of seconds, and `npm test`'s tsc checks it too.
+const compiles = ['spec/unit/types.spec.ts'];
 const slow = [
   'spec/integration/chaos.spec.ts',
   'spec/integration/cluster-failover.spec.ts',
@@ -25,10 +27,10 @@ const slow = [
 ];
 
 const tiers = {
-  unit: { spec: ['spec/unit/**/*.spec.ts', 'spec/compat/**/*.spec.ts'], ignore: [...needsPhp, ...needsRedis] },
+  unit: { spec: ['spec/unit/**/*.spec.ts', 'spec/compat/**/*.spec.ts'], ignore: [...needsPhp, ...needsRedis, ...compiles] },
   integration: { spec: ['spec/integration/**/*.spec.ts', ...needsRedis], ignore: slow },
   interop: { spec: ['spec/interop/**/*.spec.ts', ...needsPhp], ignore: [] },
-  slow: { spec: slow, ignore: [] },
+  slow: { spec: [...slow, ...compiles], ignore: [] },
 };
 
 /** The spec globs and ignores of `tier` ('all': every tier). */
