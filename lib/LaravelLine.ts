@@ -32,7 +32,7 @@ const NEWEST_MINOR: Readonly<Record<LaravelMajor, number>> = { 8: 83, 9: 52, 10:
 /** What a version must look like, for error messages. */
 export const LARAVEL_VERSION_RULE = 'must be a Laravel version from 8 to 13: a major, or major.minor such as 12.11';
 
-/** The first release with each version-dependent rule larq follows (spec §0 tables). */
+/** The first release with each version-dependent rule larq follows (docs/compatibility.md lists them per line). */
 export const LARAVEL_RULES = Object.freeze({
   /** Unique lock keys put `:` between class and uniqueId. */
   uniqueKeySeparator: '11.0',

@@ -1,4 +1,4 @@
-// Laravel's RedisQueue over raw payload strings (spec §5): same keys, same scripts, same order of Redis
+// Laravel's RedisQueue over raw payload strings (`Illuminate\Queue\RedisQueue`, 8.x-13.x): same keys, same scripts, same order of Redis
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
@@ -464,7 +464,7 @@ export class RedisQueue implements ReservedJobStore {
     );
   }
 
-  // Delayed first, then reserved, as every Laravel pop does (spec §5.7).
+  // Delayed first, then reserved, as every Laravel pop does (`RedisQueue::migrate`, 8.x-13.x).
   private async migrate(keys: QueueKeys, name: string): Promise<void> {
     this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify));
     if (this.options.retryAfter !== null) this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));

@@ -1,4 +1,4 @@
-// Options of a RedisQueue: Laravel's connection config (spec §5.1) plus the peers' line and prefix,
+// Options of a RedisQueue: Laravel's connection config (`config/queue.php` `redis`, 13.x) plus the peers' line and prefix,
 // with Laravel's defaults, validated in one place.
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type Clock, systemClock } from './clock';

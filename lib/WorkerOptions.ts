@@ -1,4 +1,4 @@
-// The worker's options: Laravel's WorkerOptions (spec §10.1) with Laravel's names, units (seconds,
+// The worker's options: Laravel's `Illuminate\Queue\WorkerOptions` (13.x) with Laravel's names, units (seconds,
 // megabytes) and defaults, plus the few Node extras a concurrent worker needs. Merged and validated here
 // and nowhere else.
 import type { Clock } from './clock';
@@ -7,7 +7,7 @@ import type { FailedJobLogger, WorkerCache } from './jobs/contracts';
 import type { LaravelRelease, LaravelVersion } from './LaravelLine';
 import { retryAfterProblem } from './RedisQueueOptions';
 
-/** What a worker does once a job timed out (§10.8). */
+/** What a worker does once a job timed out (Laravel `Worker::registerTimeoutHandler`, 13.x). */
 export type OnTimeout = 'continue' | 'stop';
 
 /** What a worker does when a timed-out handler has not settled within `timeoutGraceSeconds`. */

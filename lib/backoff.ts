@@ -1,4 +1,4 @@
-// Laravel's Worker::calculateBackoff (spec §10.13): the delay before a failed attempt is retried.
+// Laravel's `Worker::calculateBackoff` (8.x-13.x): the delay before a failed attempt is retried.
 
 // PHP's numeric prefix: optional leading whitespace, a sign, digits with an optional fraction, an exponent.
 const PHP_NUMERIC_PREFIX = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;

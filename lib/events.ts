@@ -1,4 +1,4 @@
-// The worker's events, named like Laravel's (spec §15), and a typed emitter over node:events. Listeners
+// The worker's events, named like Laravel's (`Illuminate\Queue\Events`, 13.x), and a typed emitter over node:events. Listeners
 // observe: a listener that throws (or returns a rejected promise) is reported on `error` and never
 // changes what happens to the job, and `error` with no listener is dropped instead of crashing.
 import { EventEmitter } from 'node:events';

@@ -740,7 +740,7 @@ function phpProcess(args: string[], port: number, line: PhpLine): Promise<{ star
       try {
         const { start, end } = JSON.parse(out.trim().split('\n').pop() ?? '');
         resolve({ start, end });
-      } catch (e) {
+      } catch {
         reject(new Error(`php bench.php ${args.join(' ')} printed no span: ${out}`));
       }
     });

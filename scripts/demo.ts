@@ -2,8 +2,9 @@
 // Laravel 8.83 on the same Redis. Uses REDIS_URL when given, else starts a redis-server of its own.
 //   REDIS_URL=redis://127.0.0.1:6379 npm run demo
 import { spawn, spawnSync, type ChildProcess } from 'child_process';
-import { existsSync } from 'fs';
+import { existsSync, readFileSync, rmSync } from 'fs';
 import { createServer } from 'net';
+import { tmpdir } from 'os';
 import { join } from 'path';
 import Redis from 'ioredis';
 import { createWorker, Encrypter, Handlers, laravelJobTraits, phpClass, RedisQueue, toPlain } from '../lib';
@@ -134,13 +135,13 @@ function phpAvailable(): boolean {
 
 function runPhp(script: string, args: string[], url: string, record = false): string {
   const { port } = new URL(url);
-  const recordFile = join(require('os').tmpdir(), `larq-demo-${process.pid}.jsonl`);
+  const recordFile = join(tmpdir(), `larq-demo-${process.pid}.jsonl`);
   const env = { ...process.env, LARQ_REDIS_PORT: port || '6379', LARQ_PREFIX: PREFIX, LARQ_APP_KEY: APP_KEY, LARQ_RECORD: recordFile };
   const run = spawnSync('php', [join(PHP_DIR, script), ...args], { env, encoding: 'utf8', timeout: 60000 });
   if (run.status !== 0) throw new Error(`php ${script} failed: ${run.stderr}`);
   if (!record) return run.stdout;
-  const text = existsSync(recordFile) ? require('fs').readFileSync(recordFile, 'utf8') : '';
-  require('fs').rmSync(recordFile, { force: true });
+  const text = existsSync(recordFile) ? readFileSync(recordFile, 'utf8') : '';
+  rmSync(recordFile, { force: true });
   return text;
 }
 

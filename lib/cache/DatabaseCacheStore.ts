@@ -2,7 +2,7 @@
 // of the `cache` table hold `key` = cache prefix + key (no separator in any version), `value` =
 // PHP-serialized value (ints too: `i:1767225600;`), `expiration` = Unix seconds. Locks live in
 // `cache_locks`. Laravel 11+ made this the skeleton's default store, so restart and pause signals may
-// live here instead of in Redis (spec §2.5).
+// live here instead of in Redis (docs/protocol.md, "Cache keys").
 import { type Clock, systemClock, unixSeconds } from '../clock';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { connectSql, isUniqueViolation, type SqlClient, type SqlConnectionConfig, type SqlDialect } from '../sql';

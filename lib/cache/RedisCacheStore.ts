@@ -1,7 +1,7 @@
 // Laravel's Redis cache store (`Illuminate\Cache\RedisStore` + `RedisLock`, 8.x-13.x): the physical key
 // is Redis prefix + cache prefix (+ ':' in 8.x-10.x) + key; numbers are stored as plain digits and
-// everything else PHP-serialized, so PHP's Cache facade and larq read each other's values (spec §2.5,
-// §12.2). The Redis prefix is applied here, explicitly, as in lib/redis/keys.ts: never by ioredis.
+// everything else PHP-serialized, so PHP's Cache facade and larq read each other's values
+// (docs/protocol.md, "Cache keys"). The Redis prefix is applied here, explicitly, as in lib/redis/keys.ts: never by ioredis.
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { MAX_COMMAND_ARGUMENTS, slices } from '../redis/argumentLimit';

@@ -1,5 +1,5 @@
 // Where Laravel's cache keys live: the default cache prefix per skeleton version, and how the Redis
-// store joins it to a key (spec §2.5). Both sides must agree byte for byte, so prefer explicit values
+// store joins it to a key (docs/protocol.md, "Cache keys"). Both sides must agree byte for byte, so prefer explicit values
 // copied from the PHP app's config; the derivations here are the skeletons' defaults.
 import { InvalidOptionError } from '../errors';
 import { laravelPrefix } from '../redis/keys';
@@ -30,7 +30,10 @@ export function laravelCachePrefix(appName: string, laravel: CacheLaravelVersion
   return `${slug(appName, '_')}_cache_`;
 }
 
-/** The skeleton's Redis connection prefix (spec §2.3): `laravel_database_` up to 12.x, `laravel-database-` in 13.x. */
+/**
+ * The skeleton's Redis connection prefix (`config/database.php`, `redis.options.prefix`): `laravel_database_`
+ * up to 12.x, `laravel-database-` in 13.x.
+ */
 export function laravelRedisPrefix(appName: string, laravel: CacheLaravelVersion): string {
   return laravelPrefix(appName, laravel === 13 ? 13 : 8);
 }

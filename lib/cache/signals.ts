@@ -1,4 +1,5 @@
-// The cache entries through which Laravel workers are steered (spec §2.5, §10.4, §10.6, §10.12): the
+// The cache entries through which Laravel workers are steered (Laravel `Worker::getNextJob`, `queueShouldRestart`,
+// `maxExceptions`, 13.x; keys in docs/protocol.md, "Cache keys"): the
 // `queue:restart` timestamp, per-queue pause flags (12.40+) and the maxExceptions counter. Keys are
 // logical keys; the store adds its prefixes, so PHP and Node meet on the same physical key. Each helper
 // takes only the store methods it calls, so the worker can hand over the slice of a CacheStore it holds.

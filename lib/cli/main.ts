@@ -10,7 +10,7 @@ import { flush } from './commands/flush';
 import { forget } from './commands/forget';
 import { monitor } from './commands/monitor';
 import { pause, resume } from './commands/pause';
-import { pruneFailed } from './commands/prune-failed';
+import { pruneFailed } from './commands/pruneFailed';
 import { restart } from './commands/restart';
 import { retry } from './commands/retry';
 import { size } from './commands/size';

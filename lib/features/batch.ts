@@ -1,4 +1,4 @@
-// Laravel's job batches (spec §13) on the job_batches table: a repository that reads and writes rows the
+// Laravel's job batches (`DatabaseBatchRepository`, 13.x) on the job_batches table: a repository that reads and writes rows the
 // way DatabaseBatchRepository does (each count change in a transaction holding the row lock), hooks that
 // record a Node job's success or failure, and a producer for batches PHP's Bus::findBatch reads.
 //
@@ -287,7 +287,8 @@ function batchIdOf(command: PhpObject | null): string | null {
 }
 
 /**
- * Batch bookkeeping for Batchable jobs run in Node (§11.1 step 6, §11.4 step 4): success after a run that
+ * Batch bookkeeping for Batchable jobs run in Node (Laravel `CallQueuedHandler::call` and
+ * `CallQueuedHandler::failed`, 13.x): success after a run that
  * neither failed nor was released, failure when the job fails for good. Recorded against the payload uuid.
  */
 export function batchHooks(

@@ -1,4 +1,4 @@
-// Laravel's job chains across the language boundary (spec §11.5). A Node worker that finishes a step of
+// Laravel's job chains across the language boundary (Laravel `Queueable::dispatchNextJobInChain`, 13.x). A Node worker that finishes a step of
 // a PHP chain dispatches the next step exactly as Queueable::dispatchNextJobInChain does, so the PHP
 // steps after it run; dispatchChain builds a chain in Node that PHP workers (or larq) continue.
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
@@ -85,7 +85,7 @@ export interface ChainHooksOptions {
 }
 
 /**
- * Chain continuation (§11.1 step 6, §11.5): after a step that neither failed nor was released, the next
+ * Chain continuation (Laravel `CallQueuedHandler::call`, 13.x): after a step that neither failed nor was released, the next
  * step is dispatched, through the dispatch() helper's unique lock when it is a unique class. Its envelope
  * is built from its serialized properties (tries, timeout, backoff..., and the class name as displayName:
  * PHP methods such as displayName() cannot run in Node), and the current payload's extra top-level keys

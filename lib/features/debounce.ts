@@ -1,4 +1,4 @@
-// Laravel's debounced jobs (13.6+, spec §12.3; queued listeners 13.26+), the worker's side: each dispatch
+// Laravel's debounced jobs (13.6+; queued listeners 13.26+), the worker's side: each dispatch
 // of a `#[DebounceFor]` job writes a fresh owner to the cache key `laravel_debounced_job:...` and into the
 // job's `debounceOwner`; a job whose owner is no longer the cache's was superseded by a newer dispatch and
 // is deleted unrun, as CallQueuedHandler::commandShouldBeDebounced / deleteDebouncedJob do. When the key is

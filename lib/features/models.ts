@@ -1,4 +1,5 @@
-// Eloquent models in job objects (spec §7.5, §11.3): a typed view of ModelIdentifier values, and
+// Eloquent models in job objects (Laravel `ModelIdentifier`, `CallQueuedHandler::handleModelNotFound`,
+// 13.x): a typed view of ModelIdentifier values, and
 // CallQueuedHandler's handleModelNotFound for Node handlers. PHP reloads each model while unserializing;
 // Node has no Eloquent, so a resolver the user gives says whether a referenced row still exists.
 import { LarqError } from '../errors';
@@ -76,7 +77,7 @@ export interface ModelHooksOptions {
 }
 
 /**
- * handleModelNotFound (§11.3) before the handler: when the resolver reports a referenced model missing,
+ * Laravel `CallQueuedHandler::handleModelNotFound` (13.x) before the handler: when the resolver reports a referenced model missing,
  * the job is deleted (deleteWhenMissingModels) or failed with a ModelNotFoundError, and the handler is
  * skipped. Collections are not checked (PHP drops their missing rows). Unique locks of such a job are not
  * released here (Laravel 11.39+ does it from the Context, which 8.x payloads do not carry).

@@ -1,5 +1,5 @@
 // Laravel's unique jobs (ShouldBeUnique, ShouldBeUniqueUntilProcessing) for PHP classes the user declares
-// (spec §12.1): the worker side releases the lock the way CallQueuedHandler does, and dispatchUnique takes
+// (Laravel `UniqueLock`, `CallQueuedHandler::ensureUniqueJobLockIsReleased`, 13.x): the worker side releases the lock the way CallQueuedHandler does, and dispatchUnique takes
 // it as PendingDispatch does. Node cannot see PHP interfaces or call uniqueId()/uniqueFor() methods, so the
 // classes and those values are declared here.
 import type { CacheStore } from '../cache/CacheStore';
@@ -48,7 +48,7 @@ function phpString(v: PhpValue | undefined): string {
 }
 
 /**
- * UniqueLock::getKey (§12.1): 8-10 class + uniqueId; 11.0+ `:` between them; 12.41+ displayName() in
+ * Laravel `UniqueLock::getKey`: 8-10 class + uniqueId; 11.0+ `:` between them; 12.41+ displayName() in
  * place of the class when the job has that method, 12.54+ its xxh128 digest.
  */
 export async function uniqueLockName(command: PhpObject, spec: UniqueJobSpec, options: UniqueOptions): Promise<string> {

@@ -1,4 +1,5 @@
-// Typed views of Laravel's wrapper jobs (spec §7.6) and a producer for queued listeners. The views read
+// Typed views of Laravel's wrapper jobs (`CallQueuedListener`, `SendQueuedNotifications`,
+// `SendQueuedMailable`, `BroadcastEvent`, 13.x) and a producer for queued listeners. The views read
 // the PHP object a payload carries; nothing is converted, values stay PhpValue so they can be written back.
 import type { LaravelLine } from '../LaravelLine';
 import { InvalidOptionError } from '../errors';

@@ -5,7 +5,32 @@ import type { JobAttempt } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
-import type { ObjectJobContext } from './Handlers';
+
+/** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
+export interface JobContext {
+  /** The reserved job itself (raw and reserved strings, payload accessors). */
+  readonly job: RedisJob;
+  /** This attempt's number, from 1. */
+  readonly attempts: number;
+  readonly uuid: string | null;
+  readonly id: string | null;
+  /** The bare queue name. */
+  readonly queue: string;
+  readonly payload: JobPayload;
+  /** Aborted when the job's timeout passes or the worker is forced to stop. */
+  readonly signal: AbortSignal;
+  /** Put the job back, due in `delaySeconds` (Laravel's `$this->release()`). */
+  release(delaySeconds?: number): Promise<void>;
+  /** Acknowledge the job (string jobs must, object jobs are deleted after the handler returns). */
+  delete(): Promise<void>;
+  /** Fail the job now: it is recorded in the failed-job store with `error` (Laravel's `$this->fail()`). */
+  fail(error?: Error): Promise<void>;
+}
+
+/** An object job's context adds the exact PHP object the plain view was made from. */
+export interface ObjectJobContext extends JobContext {
+  readonly command: PhpObject;
+}
 
 /** Fails a job as Laravel's Job::fail does; no error means Laravel's ManuallyFailedException. */
 export type FailJob = (job: RedisJob, error?: Error) => Promise<void>;

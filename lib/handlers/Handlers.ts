@@ -1,7 +1,8 @@
 // Which Node code runs which Laravel job: Laravel's `fire()` plus CallQueuedHandler, for jobs whose
 // handlers live in Node. Object jobs are routed by `data.commandName` (queued listeners by listener class),
 // string jobs by `Class@method`. As CallQueuedHandler does, an object job is deleted after its handler
-// returns unless it was released or failed; a string job's handler acknowledges it itself (spec §9.1).
+// returns unless it was released or failed; a string job's handler acknowledges it itself (Laravel
+// `Job::fire`, 13.x).
 import { systemClock, type Clock } from '../clock';
 import type { CacheStore } from '../cache/CacheStore';
 import { CommandClassMismatchError, InvalidOptionError, PhpOnlyJobError, UnknownJobError, UnsupportedMiddlewareError } from '../errors';
@@ -10,37 +11,14 @@ import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
-import { HandlerContext, type FailJob } from './HandlerContext';
+import { CALL_QUEUED_LISTENER } from '../features/wrappers';
+import { HandlerContext, type FailJob, type JobContext, type ObjectJobContext } from './HandlerContext';
 // the index, which registers every middleware larq reads from payloads
 import {
   payloadMiddleware, runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices, type RateLimiterCallback, type RedisLimiterConnection,
 } from '../middleware';
 
-/** What a handler gets besides the job's data: the job's identity, its payload, and Laravel's job methods. */
-export interface JobContext {
-  /** The reserved job itself (raw and reserved strings, payload accessors). */
-  readonly job: RedisJob;
-  /** This attempt's number, from 1. */
-  readonly attempts: number;
-  readonly uuid: string | null;
-  readonly id: string | null;
-  /** The bare queue name. */
-  readonly queue: string;
-  readonly payload: JobPayload;
-  /** Aborted when the job's timeout passes or the worker is forced to stop. */
-  readonly signal: AbortSignal;
-  /** Put the job back, due in `delaySeconds` (Laravel's `$this->release()`). */
-  release(delaySeconds?: number): Promise<void>;
-  /** Acknowledge the job (string jobs must, object jobs are deleted after the handler returns). */
-  delete(): Promise<void>;
-  /** Fail the job now: it is recorded in the failed-job store with `error` (Laravel's `$this->fail()`). */
-  fail(error?: Error): Promise<void>;
-}
-
-/** An object job's context adds the exact PHP object the plain view was made from. */
-export interface ObjectJobContext extends JobContext {
-  readonly command: PhpObject;
-}
+export type { JobContext, ObjectJobContext } from './HandlerContext';
 
 /**
  * Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). `T` describes that
@@ -60,7 +38,7 @@ type StoredStringHandler = (data: unknown, ctx: JobContext) => unknown;
 export type FailedHook = (error: Error | null, ctx: { job: RedisJob; payload: JobPayload | null }) => unknown;
 
 /**
- * Laravel's job features around an object job's handler, at CallQueuedHandler's points (spec §11.1):
+ * Laravel's job features around an object job's handler, at the points of Laravel's `CallQueuedHandler::call` (13.x):
  * chains, batches, unique locks and missing models plug in here.
  */
 export interface CommandHooks {
@@ -75,7 +53,7 @@ export interface CommandHooks {
 }
 
 /** Laravel's job features, in the order CallQueuedHandler applies them around a job. */
-export const LARAVEL_FEATURES = ['debounce', 'models', 'unique', 'chain', 'batch'] as const;
+export const LARAVEL_FEATURES = Object.freeze(['debounce', 'models', 'unique', 'chain', 'batch'] as const);
 /** One of {@link LARAVEL_FEATURES}. */
 export type LaravelFeature = (typeof LARAVEL_FEATURES)[number];
 
@@ -146,7 +124,6 @@ function checkUnknownJobs(policy: UnknownJobPolicy): UnknownJobPolicy {
   return policy;
 }
 
-const LISTENER = 'Illuminate\\Events\\CallQueuedListener';
 const CLOSURE = 'Illuminate\\Queue\\CallQueuedClosure';
 
 interface Entry<H> {
@@ -364,7 +341,7 @@ export class Handlers implements JobRunner<RedisJob> {
 
   private objectEntry(payload: JobPayload, command: PhpObject): Entry<StoredObjectHandler> | undefined {
     if (!sameClass(payload, command)) return undefined;
-    if (payload.commandName === LISTENER) return this.listeners.get(listenerClass(command));
+    if (payload.commandName === CALL_QUEUED_LISTENER) return this.listeners.get(listenerClass(command));
     return this.objects.get(payload.commandName ?? command.className);
   }
 
@@ -372,12 +349,12 @@ export class Handlers implements JobRunner<RedisJob> {
     try {
       return this.objectEntry(payload, job.command());
     } catch {
-      return payload.commandName === LISTENER ? undefined : this.objects.get(payload.commandName ?? '');
+      return payload.commandName === CALL_QUEUED_LISTENER ? undefined : this.objects.get(payload.commandName ?? '');
     }
   }
 
   private routeName(payload: JobPayload, command: PhpObject): string {
-    return payload.commandName === LISTENER ? `${LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
+    return payload.commandName === CALL_QUEUED_LISTENER ? `${CALL_QUEUED_LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
   }
 
   // A job Node cannot run: failed with the reason, or put back for a PHP worker, never dropped.

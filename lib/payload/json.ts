@@ -156,19 +156,9 @@ export function objectKeys(record: Record<string, unknown>): string[] {
 function encodeString(s: string, escapes: Escapes): string {
   // Most strings (keys, ids, class names, serialized commands) are ASCII without `/`: under every flag
   // set JSON.stringify escapes those as PHP does, and no surrogate can hide in them. Short ones with
-  // nothing to escape are quoted as they are; short ones with something to escape are mostly class
-  // names, which come back in every payload.
-  const short = s.length <= SHORT_LENGTH;
-  if (short) {
-    if (NOTHING_TO_ESCAPE.test(s)) return `"${s}"`;
-    const known = escapedShortStrings.get(s);
-    if (known !== undefined) return known;
-  }
-  if (isAscii(s) && s.indexOf('/') < 0) {
-    const json = JSON.stringify(s);
-    if (short) rememberEscaped(s, json);
-    return json;
-  }
+  // nothing to escape are quoted as they are.
+  if (s.length <= SHORT_LENGTH && NOTHING_TO_ESCAPE.test(s)) return `"${s}"`;
+  if (isAscii(s) && s.indexOf('/') < 0) return JSON.stringify(s);
   const lone = isWellFormedText(s) ? null : LONE_SURROGATE.exec(s);
   if (lone) {
     throw new SerializeError(
@@ -180,19 +170,10 @@ function encodeString(s: string, escapes: Escapes): string {
   return JSON.stringify(s).replace(escapes, escapeChar);
 }
 
-/** Up to this length a string is checked for being plain, and remembered once escaped. */
+/** Up to this length a string is checked for being plain. */
 const SHORT_LENGTH = 64;
 /** Printable ASCII other than `"`, `\\` and `/`: the same text inside quotes under any flags. */
 const NOTHING_TO_ESCAPE = /^[\x20\x21\x23-\x2e\x30-\x5b\x5d-\x7e]*$/;
-/** Short ASCII strings without `/` and their JSON.stringify text; emptied when full, so it stays small. */
-const escapedShortStrings = new Map<string, string>();
-const MAX_REMEMBERED = 1024;
-
-function rememberEscaped(s: string, json: string): void {
-  if (escapedShortStrings.size >= MAX_REMEMBERED) escapedShortStrings.clear();
-  escapedShortStrings.set(s, json);
-}
-
 function escapeChar(c: string): string {
   return c === '/' ? '\\/' : `\\u${hex4(c.charCodeAt(0))}`;
 }

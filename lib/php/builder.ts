@@ -343,8 +343,8 @@ export interface ModelOptions {
   collectionClass?: string | null;
 }
 
-/** Helpers for PHP values that plain JS cannot express. */
-export const php = {
+/** Helpers for PHP values that plain JS cannot express (frozen: the same for every user of the package). */
+export const php = Object.freeze({
   /** A PHP float, even for an integral number. */
   float(n: number): PhpFloat {
     return new PhpFloat(n);
@@ -414,7 +414,7 @@ export const php = {
     else if (options.collectionClass != null) throw new PhpBuildError('php.model: Laravel 8 has no collectionClass');
     return new PhpObject('Illuminate\\Contracts\\Database\\ModelIdentifier', props);
   },
-};
+});
 
 function offsetOf(text: string): number {
   const minutes = Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6));

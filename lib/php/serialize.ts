@@ -55,7 +55,7 @@ export function serializeToJsonString(value: PhpValue): string {
 /** Thrown by a JSON writer that meets raw bytes, to start again the long way. */
 const RAW_BYTES = new Error('raw bytes in a JSON writer');
 
-/** The serialized property name PHP uses for a visibility (§7.2): `name`, `\0*\0name` or `\0Class\0name`. */
+/** The serialized property name PHP uses for a visibility: `name`, `\0*\0name` or `\0Class\0name`. */
 export function mangle(property: Omit<PhpProperty, 'value'>, className: string): string {
   switch (property.visibility) {
     case 'public':

@@ -278,7 +278,6 @@ class Reader {
     const properties: PhpProperty[] = [];
     const object = this.slot(new PhpObject(className, properties));
     const seen = count > SCAN_PROPERTIES ? new Set<string>() : null;
-    const known = knownNamesOf(className);
     for (let i = 0; i < count; i++) {
       const at = this.pos;
       if (this.src.charCodeAt(at) === LETTER_i) {
@@ -290,13 +289,9 @@ class Reader {
       const end = this.pos - 1;
       this.expect(SEMICOLON, 'after a property name');
       const text = this.text(start, end, 'property name', at);
-      let name = known?.[i];
-      if (name === undefined || name.mangled !== text) {
-        // A public name is its own mangled form, so only `\0`-prefixed names go through demangle().
-        name = { mangled: text, parts: text.charCodeAt(0) === NUL ? demangle(text) : null };
-        if (known !== undefined) known[i] = name;
-      }
-      const { mangled, parts } = name;
+      // A public name is its own mangled form, so only `\0`-prefixed names go through demangle().
+      const mangled = text;
+      const parts = text.charCodeAt(0) === NUL ? demangle(text) : null;
       if (seen === null ? isDeclared(properties, mangled, parts) : seen.has(mangled)) {
         this.fail(`duplicate property ${JSON.stringify(mangled)} in ${className}`, at);
       }
@@ -466,32 +461,6 @@ class Reader {
   }
 }
 
-/** A property name as read, with its demangled parts (null: public; undefined: malformed). */
-interface KnownName {
-  mangled: string;
-  parts: Omit<PhpProperty, 'value'> | null | undefined;
-}
-
-// Every job of a class serializes the same property names in the same order. Remembered per class and
-// position, a name just read is compared with the one seen last time and, when equal, that earlier string
-// and its demangled parts are used: the fresh slice is dropped young, no demangling is repeated, and
-// toPlain gets back a key string the engine has already seen as a property name. Bounded: past
-// KNOWN_CLASSES classes, new ones are read the plain way. The class met last is checked before the map, since a queue mostly carries one.
-const KNOWN_CLASSES = 256;
-const knownNames = new Map<string, KnownName[]>();
-let lastClass: { name: string; names: KnownName[] } | undefined;
-
-function knownNamesOf(className: string): KnownName[] | undefined {
-  if (lastClass !== undefined && lastClass.name === className) return lastClass.names;
-  let names = knownNames.get(className);
-  if (names === undefined) {
-    if (knownNames.size >= KNOWN_CLASSES) return undefined;
-    knownNames.set(className, (names = []));
-  }
-  lastClass = { name: className, names };
-  return names;
-}
-
 /**
  * Whether `properties` already holds the property named `mangled` (`parts` is its demangle(), null for a
  * public name). Distinct valid mangled names demangle to distinct (name, visibility, class), so this finds
@@ -510,7 +479,7 @@ function describeByte(byte: number): string {
   return byte >= 0x20 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `byte 0x${byte.toString(16).padStart(2, '0')}`;
 }
 
-/** Split a serialized property name into name, visibility and declaring class (§7.2 mangling). */
+/** Split a serialized property name into name, visibility and declaring class (PHP's property-name mangling). */
 export function demangle(mangled: string): Omit<PhpProperty, 'value'> | undefined {
   if (!mangled.startsWith('\0')) return { name: mangled, visibility: 'public' };
   const end = mangled.indexOf('\0', 1);

@@ -51,7 +51,7 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Laravel's `Str::slug(title, separator)` (spec §2.3); throws UntransliterableTitleError, naming `option`,
+ * Laravel's `Str::slug(title, separator)` (13.x); throws UntransliterableTitleError, naming `option`,
  * for a title larq cannot slug exactly.
  */
 export function slug(title: string, separator = '-', option = 'appName'): string {

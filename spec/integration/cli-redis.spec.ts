@@ -1,22 +1,23 @@
 // The larq command reaches Redis the ways a Laravel app's .env can say: a Unix socket in REDIS_HOST, and
 // TLS with REDIS_SCHEME=tls (verified against LARQ_REDIS_CA). Real redis-servers of the spec's own.
 import { expect } from 'chai';
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { execFileSync } from 'child_process';
 import { runLarq } from '../support/larqProcess';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { ChainStep } from '../support/phpJobs';
 import { freePort, hasBinary, inCI } from '../support/redis';
+import { RedisProcess } from '../support/redisProcess';
 
 describe('the larq command over a Unix socket and over TLS', function () {
   this.timeout(60000);
   let cli: CompiledCli;
   let dir: string;
-  const servers: ChildProcess[] = [];
+  const servers: RedisProcess[] = [];
 
   before(function () {
     if (!hasBinary('redis-server') || !hasBinary('openssl')) {
@@ -26,28 +27,16 @@ describe('the larq command over a Unix socket and over TLS', function () {
     cli = compileCli();
     dir = mkdtempSync(join(tmpdir(), 'larq-cli-redis-'));
   });
-  after(() => {
-    for (const s of servers) s.kill('SIGKILL');
+  after(async () => {
+    for (const s of servers) await s.kill();
     cli?.remove();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function startServer(args: string[], client: () => Redis): Promise<void> {
-    servers.push(spawn('redis-server', ['--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' }));
-    const deadline = Date.now() + 10000;
-    for (;;) {
-      const c = client();
-      c.on('error', () => undefined);
-      try {
-        await c.ping();
-        c.disconnect();
-        return;
-      } catch (e) {
-        c.disconnect();
-        if (Date.now() > deadline) throw e;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+  async function startServer(port: number, args: string[], connection: RedisOptions): Promise<void> {
+    const server = new RedisProcess(port, ['--save', '', '--appendonly', 'no', ...args], dir, connection);
+    servers.push(server);
+    await server.start();
   }
 
   function larq(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -58,7 +47,7 @@ describe('the larq command over a Unix socket and over TLS', function () {
 
   it('reads the queue through the socket REDIS_HOST names', async function () {
     const socket = join(dir, 'redis.sock');
-    await startServer(['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700'], () => new Redis({ path: socket, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null }));
+    await startServer(0, ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700'], { path: socket });
     const queue = new RedisQueue({ connection: { path: socket, db: 3 }, prefix: 'shop_database_', laravel: 12 });
     await queue.push(ChainStep.make({ step: 1 }));
     await queue.close();
@@ -76,8 +65,8 @@ describe('the larq command over a Unix socket and over TLS', function () {
     const port = await freePort();
     const ca = join(dir, 'ca.crt');
     const tlsArgs = ['--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'server.crt'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no'];
-    const tlsClient = () => new Redis({ host: 'localhost', port, tls: { ca: require('fs').readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    await startServer(tlsArgs, tlsClient);
+    const tlsClient = () => new Redis({ host: 'localhost', port, tls: { ca: readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    await startServer(port, tlsArgs, { host: 'localhost', tls: { ca: readFileSync(ca) } });
     const queue = new RedisQueue({ connection: tlsClient(), prefix: 'shop_database_', laravel: 12 });
     await queue.push(ChainStep.make({ step: 1 }));
     await queue.push(ChainStep.make({ step: 2 }));

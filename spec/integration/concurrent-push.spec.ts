@@ -6,6 +6,7 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { scriptSha } from '../../lib/redis/scripts';
 import { readFileSync } from 'fs';
 import { join } from 'path';
+import { monitorCaughtUp } from '../support/redis';
 import { ownRedis, type OwnRedis } from '../support/redisServer';
 import { requireBinaries } from '../support/redisProcess';
 
@@ -39,8 +40,7 @@ describe('concurrent pushes on one queue', function () {
     const seen: string[][] = [];
     monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
     await Promise.all(Array.from({ length: 20 }, (_, i) => queue.pushRaw(payload(i + 1))));
-    await admin.ping();
-    await new Promise((r) => setTimeout(r, 50));
+    await monitorCaughtUp(monitor, admin);
     monitor.disconnect();
     const sha = scriptSha(readFileSync(join(__dirname, '../../lib/redis/lua/push-2.lua'), 'utf8'));
     const pushes = seen.filter((args) => args[0].toLowerCase() === 'evalsha');

@@ -7,7 +7,8 @@ import { FakeClock } from '../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
-import { commandCalls, countingRelay, dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, monitorCaughtUp, randomPrefix, rawClient } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
@@ -15,24 +16,14 @@ const job = (n: number, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'x@y', data: { n, text: 'é/\u2028' }, id: `id${n}`, attempts: 0, ...extra });
 
 describe('RedisQueue.popMany (integration)', function () {
+  const redis = useRedisQueue(() => ({ clock: new FakeClock(NOW * 1000), retryAfter: 90 }));
   let port: number;
   let client: Redis;
-  const opened: RedisQueue[] = [];
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(async () => client?.quit());
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((q) => q.close()));
+  before(() => {
+    ({ port, client } = redis);
   });
 
-  function open(prefix: string, options: RedisQueueOptions = {}): RedisQueue {
-    const q = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock: new FakeClock(NOW * 1000), retryAfter: 90, ...options });
-    opened.push(q);
-    return q;
-  }
+  const open = (prefix: string, options: RedisQueueOptions = {}): RedisQueue => redis.open({ prefix, ...options });
 
   // The same mixed state under two prefixes: waiting jobs, a due delayed one, an expired reservation,
   // a delayed job not yet due, and a reservation still running.
@@ -303,8 +294,7 @@ describe('RedisQueue.popMany (integration)', function () {
       const deleting = Promise.all(first.map((j) => j.delete()));
       const second = await q.popMany('default', 0, 2, () => undefined);
       await deleting;
-      await client.ping();
-      await new Promise((r) => setTimeout(r, 50));
+      await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       expect((await zremCalls()) - before).to.equal(1);
       // Redis removed the finished reservations before it reserved the next jobs
@@ -327,8 +317,7 @@ describe('RedisQueue.popMany (integration)', function () {
       const deleting = fromOther.delete();
       const popped = await q.popMany('default', 0, 1, () => undefined);
       await deleting;
-      await client.ping();
-      await new Promise((r) => setTimeout(r, 50));
+      await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       expect(popped.map((j) => j.getJobId())).to.deep.equal(['id2']);
       const zrem = seen.indexOf(`zrem ${p}queues:other:reserved`);

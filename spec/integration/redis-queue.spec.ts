@@ -10,7 +10,7 @@ import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey } from '../../lib/redis/keys';
 import { slug } from '../../lib/support/Str';
 import { scriptSha, scriptSource } from '../../lib/redis/scripts';
-import { commandCalls, countingRelay, dumpKeys, freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, freePort, monitorCaughtUp, randomPrefix, rawClient, requireRedis } from '../support/redis';
 import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
@@ -344,8 +344,7 @@ describe('RedisQueue (integration)', function () {
         if (args.some((a) => a.startsWith(prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase())) seen.push(args[0].toLowerCase());
       });
       await action();
-      await client.ping(); // let MONITOR catch up
-      await new Promise((r) => setTimeout(r, 50));
+      await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       // EVAL or EVALSHA depends on whether ioredis already sent the script on this socket.
       return seen.filter((c) => c !== 'ping').map((c) => (c === 'evalsha' ? 'eval' : c));

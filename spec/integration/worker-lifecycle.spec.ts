@@ -32,7 +32,7 @@ async function within(ms: number, daemon: Promise<WorkerStopResult>): Promise<Wo
   }
 }
 
-describe('Worker: the attempt lifecycle on Redis (issue 21)', function () {
+describe('Worker: the attempt lifecycle on Redis', function () {
   this.timeout(40000);
   let port: number;
   let client: Redis;

@@ -12,7 +12,7 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import type { WorkerOptions } from '../../lib/WorkerOptions';
 import { loadFixtures, pushedPayloads } from '../support/fixtures';
 import { ChainStep, SendWelcomeEmail } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { monitorCaughtUp, randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 describe('Worker with Node handlers on Redis', function () {
   this.timeout(30000);
@@ -179,8 +179,7 @@ describe('Worker with Node handlers on Redis', function () {
     // No cache: the queue's connection is the only one the worker uses.
     const result = await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => undefined), { concurrency: 1 });
     const reads = (await readsProcessed()) - readsBefore - 1; // the INFO before counts, the one after not yet
-    await client.ping();
-    await new Promise((r) => setTimeout(r, 50));
+    await monitorCaughtUp(monitor, client);
     monitor.disconnect();
     expect(result.reason).to.equal('empty');
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]);

@@ -1,58 +1,23 @@
 // A private redis-server for the test run: started on a free port, stopped after. Nothing here touches
 // the machine's shared Redis. In CI a missing redis-server is a failure, never a skip.
-import { spawn, ChildProcess, execFileSync } from 'child_process';
+import { mkdtempSync, rmSync } from 'fs';
 import { createServer, connect, type Socket } from 'net';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { randomBytes } from 'crypto';
 import Redis from 'ioredis';
+import { hasBinary, inCI, startOnFreePort, type RedisProcess } from './redisProcess';
 
-export const inCI = process.env.CI === 'true' || process.env.CI === '1';
+export { freePort, hasBinary, inCI } from './redisProcess';
 
-let server: { proc: ChildProcess; port: number } | undefined;
+let server: { process: RedisProcess; dir: string } | undefined;
 let starting: Promise<number> | undefined;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-export function hasBinary(name: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function start(): Promise<number> {
-  const port = await freePort();
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  server = { proc, port };
-  const deadline = Date.now() + 10000;
-  for (;;) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined); // refused while the server is still starting: expected, retried below
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return port;
-    } catch {
-      probe.disconnect();
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const dir = mkdtempSync(join(tmpdir(), 'larq-redis-'));
+  const process = await startOnFreePort(['--appendonly', 'no'], dir);
+  server = { process, dir };
+  return process.port;
 }
 
 /**
@@ -95,6 +60,31 @@ export async function dumpKeys(client: Redis, prefix: string): Promise<Record<st
     else out[key] = { type };
   }
   return out;
+}
+
+/**
+ * Resolves once `monitor` (a client in MONITOR mode) has reported every command the server ran before
+ * this call: MONITOR reports commands in the order the server runs them, so once it shows a marker sent
+ * through `client`, everything before has arrived. A fixed sleep instead loses commands under load.
+ */
+export async function monitorCaughtUp(monitor: Redis, client: Redis, timeoutMs = 10000): Promise<void> {
+  const marker = `larq-monitor-${randomBytes(6).toString('hex')}`;
+  let onMonitor: ((time: string, args: string[]) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const shown = new Promise<void>((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`MONITOR did not report ${marker} within ${timeoutMs} ms`)), timeoutMs);
+    onMonitor = (_time, args) => {
+      if (args[1] === marker) resolve();
+    };
+    monitor.on('monitor', onMonitor);
+  });
+  try {
+    await client.echo(marker);
+    await shown;
+  } finally {
+    clearTimeout(timer);
+    monitor.off('monitor', onMonitor!);
+  }
 }
 
 /** How many times the server has run `command` so far (INFO commandstats; 0 before its first run). */
@@ -148,8 +138,11 @@ export function countingRelay(redisPort: number): Promise<CountingRelay> {
   });
 }
 
-export function stopRedis(): void {
-  server?.proc.kill('SIGTERM');
+export async function stopRedis(): Promise<void> {
+  const stopping = server;
   server = undefined;
   starting = undefined;
+  if (stopping === undefined) return;
+  await stopping.process.stop();
+  rmSync(stopping.dir, { recursive: true, force: true });
 }

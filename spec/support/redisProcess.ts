@@ -1,12 +1,38 @@
-// One redis-server process of a test topology (a cluster node, a Sentinel primary or replica, a
-// sentinel): started with the arguments it keeps, so a killed node can come back as the same node, and
-// logged to a file in its topology's temp dir so a failed start says why. Every process started here is
-// killed when the test run's Node process exits, even when a spec forgot to stop its topology.
-import { spawn, type ChildProcess } from 'child_process';
+// The one way specs start a redis-server: the shared test server, a spec's own server, a node of a test
+// topology (cluster node, Sentinel primary, replica or sentinel). Each process is started with the
+// arguments it keeps, so a stopped or killed one can come back as the same server, and logs to a file in
+// its temp dir so a failed start says why. Every process started here is killed when the test run's Node
+// process exits, even when a spec forgot to stop it.
+import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
+import { createServer } from 'net';
 import { join } from 'path';
-import Redis from 'ioredis';
-import { hasBinary, inCI } from './redis';
+import Redis, { type RedisOptions } from 'ioredis';
+
+export const inCI = process.env.CI === 'true' || process.env.CI === '1';
+
+/** A TCP port nothing listened on a moment ago (another process may still take it: see startOnFreePort). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function hasBinary(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -48,11 +74,16 @@ export class RedisProcess {
   private proc: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
-  /** `args` come after the binary; `dir` holds the process's log (and whatever its args put there). */
+  /**
+   * `args` come after the binary; `dir` holds the process's log (and whatever its args put there);
+   * `connection` is how a client reaches it when plain TCP on 127.0.0.1:`port` does not (a unix socket,
+   * TLS only).
+   */
   constructor(
     readonly port: number,
     private readonly args: readonly string[],
     private readonly dir: string,
+    private readonly connection: RedisOptions = {},
   ) {}
 
   get logFile(): string {
@@ -82,7 +113,10 @@ export class RedisProcess {
     try {
       await waitFor(`redis-server on port ${this.port} to answer PING`, timeoutMs, async () => {
         if (this.proc !== proc) throw new Error(`redis-server on port ${this.port} exited: ${this.logTail()}`);
-        return (await this.command(['PING'])) === 'PONG' ? true : undefined;
+        // the process id, not PING: a server of another test run that took this port would answer PING
+        const id = /^process_id:(\d+)/m.exec(String(await this.command(['INFO', 'server'])))?.[1];
+        if (id !== undefined && Number(id) !== proc.pid) throw new Error(`port ${this.port} is taken by another redis-server`);
+        return id === undefined ? undefined : true;
       });
     } catch (e) {
       await this.kill();
@@ -96,9 +130,20 @@ export class RedisProcess {
     await this.exited;
   }
 
+  /** Shuts the server down (SIGTERM: with appendfsync always every acknowledged write is on disk). */
+  async stop(): Promise<void> {
+    this.proc?.kill('SIGTERM');
+    await this.exited;
+  }
+
+  /** Options for a client of this server (merge your own after them). */
+  clientOptions(): RedisOptions {
+    return { port: this.port, host: '127.0.0.1', ...this.connection };
+  }
+
   /** Sends one command on a short-lived connection and returns its reply. */
   async command(args: readonly (string | number)[]): Promise<unknown> {
-    const client = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+    const client = new Redis({ ...this.clientOptions(), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
     client.on('error', () => undefined); // a refused connection rejects the command below
     try {
       await client.connect();
@@ -123,5 +168,23 @@ export class RedisProcess {
   private logTail(): string {
     if (!existsSync(this.logFile)) return 'no log';
     return readFileSync(this.logFile, 'utf8').split('\n').slice(-10).join('\n');
+  }
+}
+
+/**
+ * Starts a redis-server with `args` on a free port (`--port` and `--bind` are added), logging into `dir`.
+ * Between freePort() and the server's bind another process may take the port: a start that fails is
+ * tried again on another port, so that race never fails a spec.
+ */
+export async function startOnFreePort(args: readonly string[], dir: string, attempts = 3): Promise<RedisProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = new RedisProcess(port, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args], dir);
+    try {
+      await server.start();
+      return server;
+    } catch (e) {
+      if (attempt >= attempts) throw e;
+    }
   }
 }

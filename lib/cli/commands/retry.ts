@@ -1,4 +1,4 @@
-// `larq retry`: artisan's queue:retry (spec §14.4). Each failed job's payload goes back onto its queue
+// `larq retry`: artisan's queue:retry (Laravel `RetryCommand`, 13.x). Each failed job's payload goes back onto its queue
 // with attempts reset to 0 (re-encoded as PHP's plain json_encode would), then its record is deleted.
 import { retryPayload } from '../../payload/Payload';
 import type { RedisQueue } from '../../RedisQueue';

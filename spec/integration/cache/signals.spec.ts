@@ -24,7 +24,7 @@ import {
   signalRestart,
   type CacheStore,
 } from '../../../lib/cache';
-import { rawClient, randomPrefix, requireRedis } from '../../support/redis';
+import { monitorCaughtUp, rawClient, randomPrefix, requireRedis } from '../../support/redis';
 
 describe('cache: signals', () => {
   it('uses Laravel\'s keys', () => {
@@ -143,7 +143,7 @@ describe('cache: signals', () => {
       });
       try {
         expect(await countJobException(store, 'u-9')).to.equal(1);
-        await new Promise((r) => setTimeout(r, 50));
+        await monitorCaughtUp(monitor, raw);
       } finally {
         monitor.disconnect();
       }

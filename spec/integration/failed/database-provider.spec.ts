@@ -3,7 +3,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
 import { FakeClock } from '../../../lib/clock';
-import { InvalidPayloadError } from '../../../lib/errors';
 import { DatabaseFailedJobProvider } from '../../../lib/failed/DatabaseFailedJobProvider';
 import { connectSql, createFailedJobsTable, type SqlClient } from '../../../lib/sql';
 import { DATABASE_KINDS, freshTable, nativeClient, openTestDatabase, type TestDatabase } from '../../support/databases';

@@ -2,8 +2,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'child_process';
 import { randomUUID } from 'crypto';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
 import { InvalidOptionError, MissingDependencyError } from '../../../lib/errors';
 import {
@@ -16,15 +14,15 @@ import {
 } from '../../../lib/failed';
 import { connectSql, loadDriver } from '../../../lib/sql';
 import { simplePayload } from './support/payloads';
+import { useTempDir } from '../../support/useTempDir';
 
 describe('failed jobs: createFailedJobProvider', () => {
+  const temp = useTempDir('failed-factory');
   let dir: string;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'larq-failed-factory-'));
+    dir = temp.path;
   });
-
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('builds the null store, which records nothing', async () => {
     const store = createFailedJobProvider({ driver: 'null' });

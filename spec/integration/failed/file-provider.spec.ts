@@ -1,34 +1,33 @@
-// The file store (Laravel 10.10.1+'s FileFailedJobProvider; spec §14.1). Laravel 8.83 has no such
+// The file store (Laravel 10.10.1+'s FileFailedJobProvider). Laravel 8.83 has no such
 // store, so the file is checked against the spec's format and PHP's own json_decode /
 // json_encode(JSON_PRETTY_PRINT) (what that store reads and writes with), and against real Laravel
 // 12.67's and 13.26's FileFailedJobProvider on the same file.
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { FakeClock } from '../../../lib/clock';
 import { InvalidOptionError, InvalidPayloadError, UnreadableFailedJobFileError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
 import { LARAVEL_LINES, laravelHarness, requirePhp, runPhp } from '../../support/php';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
+import { useTempDir } from '../../support/useTempDir';
 
 const T0 = 1_700_000_000; // 2023-11-14 22:13:20 UTC
 
 describe('failed jobs: file store', () => {
+  const temp = useTempDir('failed-file');
   let dir: string;
   let path: string;
   let clock: FakeClock;
   let store: FileFailedJobProvider;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'larq-failed-file-'));
+    dir = temp.path;
     path = join(dir, 'cache', 'failed-jobs.json');
     clock = new FakeClock(T0 * 1000);
     store = new FileFailedJobProvider(path, { clock });
   });
-
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const read = (): Record<string, unknown>[] => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>[];
 

@@ -1,4 +1,4 @@
-// createFailedJobsTable on each database: the 8.x stub's columns (spec §14.2) with the types Laravel's
+// createFailedJobsTable on each database: the 8.x stub's columns (`Queue/Console/stubs/failed_jobs.stub`) with the types Laravel's
 // schema grammars give them. SQLite is also compared with Laravel's own schema builder in
 // laravel-interop.spec.ts; PHP here cannot reach MariaDB or PostgreSQL, so those are checked against
 // the types the stub's Blueprint calls map to.

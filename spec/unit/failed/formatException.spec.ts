@@ -1,4 +1,4 @@
-// formatException: PHP's `(string) $exception` layout for JS errors (spec §14.3).
+// formatException: PHP's `(string) $exception` layout for JS errors (as `DatabaseFailedJobProvider::log` stores it).
 import { expect } from 'chai';
 import { formatException } from '../../../lib/failed/formatException';
 

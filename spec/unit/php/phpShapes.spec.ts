@@ -9,14 +9,14 @@ import { Encrypter } from '../../../lib/php/Encrypter';
 import { php, phpClass, toPhp } from '../../../lib/php/builder';
 import { serialize, serializeToBuffer, serializeToJsonString } from '../../../lib/php/serialize';
 import { unserialize } from '../../../lib/php/unserialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
+import { PhpBytes, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
 import { toPlain } from '../../../lib/php/view';
 import { parsePayload } from '../../../lib/payload/Payload';
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 const int = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', integerKey: true, value });
 
-describe('PHP shapes (issue 22)', () => {
+describe('PHP shapes Laravel jobs carry', () => {
   describe('objects whose __serialize() returns integer keys', () => {
     // serialize(new ArrayObject([1, 2])), serialize($q) of an SplQueue of 1 and "a",
     // serialize(SplFixedArray::fromArray([1, 2])), a class whose __serialize() returns [1, 2, 'x' => 3]

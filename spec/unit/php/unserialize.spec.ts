@@ -1,6 +1,5 @@
 // Vectors below were written by PHP 8.2's serialize() (see the php -r snippets next to them).
 import { expect } from 'chai';
-import { UnserializeError } from '../../../lib/errors';
 import { unserialize } from '../../../lib/php/unserialize';
 import { unserializeFailure as failure } from '../../support/unserializeFailure';
 import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference } from '../../../lib/php/values';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { calculateBackoff, phpIntval } from '../../../lib/backoff';
 
-describe('calculateBackoff (Laravel Worker::calculateBackoff, §10.13)', () => {
+describe('calculateBackoff (Laravel Worker::calculateBackoff)', () => {
   it('takes entry attempts-1 of the job backoff, repeating the last one', () => {
     expect([1, 2, 3, 4, 5].map((a) => calculateBackoff('1,5,10', 0, a))).to.deep.equal([1, 5, 10, 10, 10]);
   });

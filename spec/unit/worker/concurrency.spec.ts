@@ -1,4 +1,4 @@
-// Slots, queue priority and rotation (Laravel Worker::getNextJob, 13.x), rest, and the reservation heartbeat.
+// Slots, queue priority and rotation (Laravel `Worker::getNextJob`, 13.x), rest, and the reservation heartbeat.
 import { expect } from 'chai';
 import { pauseQueue } from '../../../lib/cache/signals';
 import { PREFETCH_FRESH_MS } from '../../../lib/worker/CacheSignals';
@@ -199,7 +199,7 @@ describe('Worker: concurrency', () => {
   });
 });
 
-describe('Worker: queue priority (§10.4)', () => {
+describe('Worker: queue priority', () => {
   it('strict priority: a lower queue only when the higher ones are empty', async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
     const order: string[] = [];

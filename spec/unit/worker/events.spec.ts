@@ -1,4 +1,5 @@
-// Event order (spec §15), the `error` event, and failure bookkeeping (§9.2).
+// Event order (Laravel `Illuminate\Queue\Events`, 13.x), the `error` event, and failure bookkeeping
+// (`Job::fail`).
 import { expect } from 'chai';
 import { RedisUnavailableError } from '../../../lib/errors';
 import { TypedEmitter, type WorkerEvents } from '../../../lib/events';
@@ -6,7 +7,7 @@ import { Worker } from '../../../lib/Worker';
 import { FakeJob, FakeQueue, tick, VirtualTime } from '../../support/fakeQueue';
 import { harness, throwing } from './harness';
 
-describe('Worker: event order (§15)', () => {
+describe('Worker: event order', () => {
   it('success: popping, popped, processing, processed, attempted, then the next pass', async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
     h.queue.push('default');
@@ -148,7 +149,7 @@ describe('Worker: the error event', () => {
   });
 });
 
-describe('Worker: failing a job (§9.2)', () => {
+describe('Worker: failing a job', () => {
   it('still fires JobFailed and writes the record when the failed hook throws', async () => {
     const h = harness({ handler: throwing('original') });
     const worker = h.worker as unknown as { runner: { failed: () => never } };

@@ -10,7 +10,7 @@ import { harness, type Handler } from './harness';
 
 const never: Handler = () => new Promise<void>(() => undefined);
 
-describe('Worker: a hung handler (issue 21, finding 2)', () => {
+describe('Worker: a hung handler', () => {
   it("default 'stop': after timeout + timeoutGraceSeconds the worker takes no more jobs, lets the other slot finish and ends with status 1", async () => {
     const h = harness({ options: { concurrency: 2, maxTries: 3 } });
     const t0 = h.time.now();
@@ -97,7 +97,7 @@ describe('Worker: one job never runs twice at once in one process (finding 5)', 
   });
 });
 
-describe('Worker: one timer for every deadline (issue 25 §3)', () => {
+describe('Worker: one timer for every deadline', () => {
   it('100 jobs with a 60 s timeout at concurrency 50 arm a handful of timers, not one per job', async () => {
     const h = harness({ options: { concurrency: 50, stopWhenEmpty: true, memory: 0 }, popMany: true });
     h.handler = async (job) => {

@@ -1,4 +1,5 @@
-// Max attempts, retryUntil, maxExceptions and backoff as the worker applies them (spec §10.10-§10.13).
+// Max attempts, retryUntil, maxExceptions and backoff as the worker applies them (Laravel
+// `Worker::handleJobException`, `markJobAsFailedIfWillExceedMaxAttempts`, `calculateBackoff`, 13.x).
 import { expect } from 'chai';
 import { MaxAttemptsExceededError } from '../../../lib/errors';
 import { harness, succeed, throwing, type Handler } from './harness';
@@ -12,7 +13,7 @@ function flaky(log: [number, number][], now: () => number, failures = Infinity):
   };
 }
 
-describe('Worker: max attempts (§10.11)', () => {
+describe('Worker: max attempts', () => {
   it('fails on the first exception with the default tries=1, recording the original body', async () => {
     const h = harness({ handler: throwing('boom') });
     const raw = h.queue.push('default');
@@ -144,7 +145,7 @@ describe('Worker: max attempts (§10.11)', () => {
   });
 });
 
-describe('Worker: retryUntil (§10.11)', () => {
+describe('Worker: retryUntil', () => {
   it('ignores maxTries while now <= retryUntil', async () => {
     const h = harness({ handler: throwing() });
     h.queue.push('default', { maxTries: 1, attempts: 7, retryUntil: h.time.now() + 60 });
@@ -173,7 +174,7 @@ describe('Worker: retryUntil (§10.11)', () => {
   });
 });
 
-describe('Worker: maxExceptions (§10.12)', () => {
+describe('Worker: maxExceptions', () => {
   it('counts exceptions in job-exceptions:{uuid} (TTL 86400) and fails at the limit, forgetting the key', async () => {
     const h = harness({ options: { maxJobs: 2 }, handler: throwing() });
     h.queue.push('default', { uuid: 'u-1', maxTries: 10, maxExceptions: 2 });
@@ -232,7 +233,7 @@ describe('Worker: maxExceptions (§10.12)', () => {
   });
 });
 
-describe('Worker: backoff on release (§10.13)', () => {
+describe('Worker: backoff on release', () => {
   const cases: [string, Record<string, unknown>, Record<string, unknown>, number[]][] = [
     ['the payload backoff per attempt, the last repeating', { backoff: '1,5' }, {}, [1, 5, 5]],
     ['the option when the payload has none', {}, { backoff: '2,4' }, [2, 4, 4]],

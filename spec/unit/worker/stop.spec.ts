@@ -1,5 +1,6 @@
-// Stop conditions and their order (spec §10.14), the restart and pause signals (§10.6, §2.5), signals
-// (§10.5), maintenance mode (§10.7) and `--once` (§10.3).
+// Stop conditions and their order (Laravel `Worker::stopIfNecessary`, 13.x), the restart and pause signals
+// (`Worker::queueShouldRestart`, `getNextJob`), signals (`Worker::listenForSignals`), maintenance mode
+// (`Worker::daemonShouldRun`) and `--once` (`Worker::runNextJob`).
 import { expect } from 'chai';
 import { pauseQueue, restartKey } from '../../../lib/cache/signals';
 import { deferred, tick } from '../../support/fakeQueue';
@@ -7,7 +8,7 @@ import { harness, type HarnessOptions } from './harness';
 
 const MB = 1024 * 1024;
 
-describe('Worker: stop conditions (§10.14)', () => {
+describe('Worker: stop conditions', () => {
   it('stopWhenEmpty: status 0, reason empty', async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
     expect(await h.worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
@@ -71,7 +72,7 @@ describe('Worker: stop conditions (§10.14)', () => {
   });
 });
 
-describe('Worker: restart signal (§10.6)', () => {
+describe('Worker: restart signal', () => {
   it('stops after the current job when queue:restart writes a new timestamp', async () => {
     const h = harness();
     await h.cache.store.forever(restartKey, 1767225000);
@@ -142,7 +143,7 @@ describe('Worker: pausing', () => {
   });
 });
 
-describe('Worker: signals (§10.5)', () => {
+describe('Worker: signals', () => {
   const signals = ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGUSR2', 'SIGCONT'] as const;
   const counts = () => signals.map((s) => process.listenerCount(s));
 
@@ -215,7 +216,7 @@ describe('Worker: signals (§10.5)', () => {
   });
 });
 
-describe('Worker: runNextJob (--once, §10.3)', () => {
+describe('Worker: runNextJob (--once)', () => {
   it('runs one job and returns it; with none it sleeps `sleep` and returns null', async () => {
     const h = harness();
     h.queue.push('default');

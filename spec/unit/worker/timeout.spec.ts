@@ -1,4 +1,4 @@
-// Timeouts (spec §10.8), the Node way: the signal aborts, the job is failed or left reserved exactly as
+// Timeouts (Laravel `Worker::registerTimeoutHandler`, 13.x), the Node way: the signal aborts, the job is failed or left reserved exactly as
 // Laravel leaves it, and the slot stays busy until the handler really settles.
 import { expect } from 'chai';
 import { MaxAttemptsExceededError, TimeoutExceededError } from '../../../lib/errors';
@@ -14,7 +14,7 @@ async function until(condition: () => boolean, rounds = 200): Promise<void> {
   expect(condition()).to.equal(true, 'condition never became true');
 }
 
-describe('Worker: timeouts (§10.8)', () => {
+describe('Worker: timeouts', () => {
   it('aborts the signal, leaves the job reserved, and it is retried after retry_after with one more attempt', async () => {
     const h = harness({ options: { maxTries: 3, maxJobs: 2 }, retryAfter: 90 });
     const t0 = h.time.now();
