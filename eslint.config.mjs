@@ -37,8 +37,9 @@ export default tseslint.config(
   },
   {
     // require() on purpose: optional peer dependencies loaded only when a feature is used (loadDriver),
-    // a user's handler module that may be CommonJS or ESM (work), package.json read on `--version` (main).
-    files: ['lib/sql/loadDriver.ts', 'lib/cli/commands/work.ts', 'lib/cli/main.ts'],
+    // a user's handler module that may be CommonJS or ESM (work), package.json read on `--version` (main),
+    // the CommonJS entry of the app's own tsx (typescript).
+    files: ['lib/sql/loadDriver.ts', 'lib/cli/commands/work.ts', 'lib/cli/main.ts', 'lib/cli/typescript.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -9,7 +9,7 @@ import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
 import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
-import { CommandBatch, type Replies } from './redis/CommandBatch';
+import { CommandBatch } from './redis/CommandBatch';
 import { BulkTransaction } from './redis/BulkTransaction';
 import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';

@@ -6,8 +6,6 @@ import { InvalidOptionError } from './errors';
 import { LaravelRelease, type LaravelVersion } from './LaravelLine';
 import { Encrypter } from './php/Encrypter';
 import { laravelPrefix } from './redis/keys';
-import { JobMetrics } from './telemetry/JobMetrics';
-import { JobTracing } from './telemetry/JobTracing';
 
 /** How to reach Redis: a URL, ioredis options, or a client the caller owns (larq never quits it). */
 export type RedisConnection = string | RedisOptions | Redis | Cluster;
@@ -58,10 +56,15 @@ export interface RedisQueueOptions {
   readTimeout?: number | null;
 }
 
-/** What {@link RedisQueueOptions.telemetry} takes: a JobTracing, a JobMetrics, or both. */
+/**
+ * What {@link RedisQueueOptions.telemetry} takes: a JobTracing, a JobMetrics, or both (typed here by what
+ * the queue itself calls; createWorker gives the worker to the same objects).
+ */
 export interface QueueTelemetry {
-  tracing?: JobTracing;
-  metrics?: JobMetrics;
+  /** A JobTracing: each push runs inside its `send` span. */
+  tracing?: { send<T>(queue: string, count: number, push: (keys: Record<string, string> | undefined) => Promise<T>): Promise<T> };
+  /** A JobMetrics: each job Redis took is counted as sent. */
+  metrics?: { sent(queue: string, count: number): void };
 }
 
 /** The options in force after validation. */
@@ -166,8 +169,8 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
     const t = o.telemetry as unknown;
     if (typeof t !== 'object' || t === null) fail('telemetry', 'must be { tracing?: JobTracing, metrics?: JobMetrics } or null');
     const { tracing, metrics } = o.telemetry;
-    if (tracing !== undefined && !(tracing instanceof JobTracing)) fail('telemetry', 'tracing must be a JobTracing');
-    if (metrics !== undefined && !(metrics instanceof JobMetrics)) fail('telemetry', 'metrics must be a JobMetrics');
+    if (tracing !== undefined && typeof (tracing as { send?: unknown } | null)?.send !== 'function') fail('telemetry', 'tracing must be a JobTracing');
+    if (metrics !== undefined && typeof (metrics as { sent?: unknown } | null)?.sent !== 'function') fail('telemetry', 'metrics must be a JobMetrics');
   }
   return { ...o, laravel, prefix: o.prefix ?? laravelPrefix(o.appName, laravel.line) };
 }

@@ -6,6 +6,8 @@ import { formatException } from './failed/formatException';
 import type { Handlers } from './handlers/Handlers';
 import type { RedisJob } from './jobs/RedisJob';
 import type { RedisQueue } from './RedisQueue';
+import { JobMetrics } from './telemetry/JobMetrics';
+import { JobTracing } from './telemetry/JobTracing';
 import { Worker, type WorkerDeps } from './Worker';
 import type { WorkerOptions } from './WorkerOptions';
 
@@ -33,7 +35,9 @@ export function createWorker(queue: RedisQueue, handlers: Handlers, options: Par
     log: (connection: string, q: string, payload: string | Buffer, e: Error) =>
       failed.log(connection, q, payload, formatException(e, { className: (err) => LARAVEL_CLASS[err.name] })),
   };
-  const { tracing, metrics } = queue.options.telemetry ?? {};
+  const telemetry = queue.options.telemetry ?? {};
+  const tracing = telemetry.tracing instanceof JobTracing ? telemetry.tracing : undefined;
+  const metrics = telemetry.metrics instanceof JobMetrics ? telemetry.metrics : undefined;
   const runner = tracing ? tracing.wrap(handlers) : handlers;
   const worker = new Worker<RedisJob>(queue, runner, { retryAfter: queue.options.retryAfter, ...options }, { laravel: queue.options.laravel, ...rest, failer });
   handlers.bindFailer((job, error) => worker.failJob(job, error));

@@ -4,7 +4,7 @@
 // (its stand-in for the PHP `middleware()` method), then what the payload carries (`->through()`).
 import type { CacheStore } from '../cache/CacheStore';
 import type { Clock } from '../clock';
-import type { ObjectJobContext } from '../handlers/Handlers';
+import type { ObjectJobContext } from '../handlers/HandlerContext';
 import type { RateLimiterCallback } from './Limit';
 import type { RedisLimiterConnection } from './redisLimiters';
 

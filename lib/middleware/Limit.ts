@@ -1,7 +1,7 @@
 // Laravel's `Illuminate\Cache\RateLimiting\Limit` (8.x-13.x) as plain data: what a limiter registered with
 // `RateLimiter::for(name, fn)` returns. PHP's closure cannot cross to Node, so Node declares the same
 // name with the same limits; both then count hits under the same keys.
-import type { ObjectJobContext } from '../handlers/Handlers';
+import type { ObjectJobContext } from '../handlers/HandlerContext';
 
 /** One limit: at most `maxAttempts` per `decaySeconds`, counted per `key` (Laravel's Limit properties). */
 export interface Limit {

@@ -7,7 +7,7 @@ import { randomUUID } from 'crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { FakeClock } from '../../../lib/clock';
-import { InvalidOptionError, InvalidPayloadError, UnreadableFailedJobFileError } from '../../../lib/errors';
+import { InvalidOptionError, UnreadableFailedJobFileError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
 import { LARAVEL_LINES, laravelHarness, requirePhp, runPhp } from '../../support/php';
 import { sameBytes, simplePayload, trickyPayload } from './support/payloads';
