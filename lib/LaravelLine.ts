@@ -67,7 +67,10 @@ const rankOf = (version: string): number => {
   const [major, minor] = version.split('.').map(Number);
   return rank(major, minor);
 };
-const RULE_RANKS = Object.fromEntries(Object.entries(LARAVEL_RULES).map(([rule, v]) => [rule, rankOf(v)])) as Record<LaravelRule, number>;
+const RULE_RANKS = Object.fromEntries(Object.entries(LARAVEL_RULES).map(([rule, v]) => [rule, rankOf(v)])) as Record<
+  LaravelRule,
+  number
+>;
 const parsed = new Map<string, LaravelRelease>();
 
 /** One Laravel release, parsed from a {@link LaravelVersion}. */
@@ -86,12 +89,16 @@ export class LaravelRelease {
     if (version instanceof LaravelRelease) return version;
     const text = typeof version === 'number' ? String(version) : typeof version === 'string' ? version : undefined;
     // a number names a major only: 12.1 and 12.10 would be the same number
-    const known = text === undefined || (typeof version === 'number' && text.includes('.')) ? undefined : parsed.get(text);
+    const known =
+      text === undefined || (typeof version === 'number' && text.includes('.')) ? undefined : parsed.get(text);
     if (known !== undefined) return known;
     const m = text === undefined ? null : /^(8|9|1[0-3])(?:\.(0|[1-9]\d?))?$/.exec(text);
     const major = m ? (Number(m[1]) as LaravelMajor) : undefined;
     if (!m || !MAJORS.includes(major!) || (typeof version === 'number' && m[2] !== undefined)) {
-      throw new InvalidOptionError(option, `${LARAVEL_VERSION_RULE}, got ${JSON.stringify(version) ?? String(version)}`);
+      throw new InvalidOptionError(
+        option,
+        `${LARAVEL_VERSION_RULE}, got ${JSON.stringify(version) ?? String(version)}`,
+      );
     }
     const release = new LaravelRelease(major!, m[2] === undefined ? NEWEST_MINOR[major!] : Number(m[2]));
     if (parsed.size < 256) parsed.set(text!, release);

@@ -2,7 +2,13 @@
 // commands, so Node and PHP workers can share one queue. Method names follow Laravel's.
 import Redis, { Cluster } from 'ioredis';
 import { unixSeconds } from './clock';
-import { BulkPartlyPushedError, InvalidOptionError, InvalidPayloadError, LarqError, UnconfirmedWriteError } from './errors';
+import {
+  BulkPartlyPushedError,
+  InvalidOptionError,
+  InvalidPayloadError,
+  LarqError,
+  UnconfirmedWriteError,
+} from './errors';
 import { delayAndPayloadFor, payloadFor, type DispatchContext, type JobInput } from './jobs/dispatch';
 import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
@@ -16,7 +22,14 @@ import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
 import { readTimeoutOptions } from './redis/readTimeout';
-import { isClient, reconnectDelay, reconnectOnReadOnly, resolveOptions, type RedisQueueOptions, type ResolvedRedisQueueOptions } from './RedisQueueOptions';
+import {
+  isClient,
+  reconnectDelay,
+  reconnectOnReadOnly,
+  resolveOptions,
+  type RedisQueueOptions,
+  type ResolvedRedisQueueOptions,
+} from './RedisQueueOptions';
 
 export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptions } from './RedisQueueOptions';
 
@@ -64,10 +77,18 @@ export class RedisQueue implements ReservedJobStore {
 
   constructor(options: RedisQueueOptions = {}) {
     this.options = Object.freeze(resolveOptions(options));
-    this.keys = new KeySpace(this.options.prefix, this.options.laravel.line, this.options.cluster && this.options.laravel.has('clusterQueueKeys'));
+    this.keys = new KeySpace(
+      this.options.prefix,
+      this.options.laravel.line,
+      this.options.cluster && this.options.laravel.has('clusterQueueKeys'),
+    );
     const c = this.options.connection;
     this.ownsClient = !isClient(c);
-    const reconnect = { retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadOnly, ...readTimeoutOptions(this.options.readTimeout) };
+    const reconnect = {
+      retryStrategy: reconnectDelay,
+      reconnectOnError: reconnectOnReadOnly,
+      ...readTimeoutOptions(this.options.readTimeout),
+    };
     this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, reconnect) : new Redis({ ...reconnect, ...c });
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
@@ -75,7 +96,13 @@ export class RedisQueue implements ReservedJobStore {
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
     const { blockFor, retryAfter, readTimeout } = this.options;
-    if (blockFor !== null) this.waiter = new NotifyWaiter(this.client, { blockFor, retryAfter, readTimeout, expiry: () => this.availableAt(retryAfter ?? 0) });
+    if (blockFor !== null)
+      this.waiter = new NotifyWaiter(this.client, {
+        blockFor,
+        retryAfter,
+        readTimeout,
+        expiry: () => this.availableAt(retryAfter ?? 0),
+      });
   }
 
   /** The queue connection's name as PHP knows it (`redis`): what events and failed-job records carry. */
@@ -91,14 +118,18 @@ export class RedisQueue implements ReservedJobStore {
   /** Push a job (a PHP object, an object job, or a string job); resolves to the payload's `id`. */
   async push(job: JobInput, queue?: string | null): Promise<string> {
     const id = randomJobId();
-    await this.send(queue, 1, (extra) => this.pushPayload(payloadFor(job, this.dispatchContext(null, id, extra)), queue));
+    await this.send(queue, 1, (extra) =>
+      this.pushPayload(payloadFor(job, this.dispatchContext(null, id, extra)), queue),
+    );
     return id;
   }
 
   /** Push a job to become available `delay` seconds from now (or at a date); resolves to its `id`. */
   async later(delay: number | Date, job: JobInput, queue?: string | null): Promise<string> {
     const id = randomJobId();
-    await this.send(queue, 1, (extra) => this.schedule(delay, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), id, extra)), queue));
+    await this.send(queue, 1, (extra) =>
+      this.schedule(delay, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), id, extra)), queue),
+    );
     return id;
   }
 
@@ -112,12 +143,20 @@ export class RedisQueue implements ReservedJobStore {
     const honoursDelay = this.options.laravel.atLeast('9.0');
     // Each payload is built as the MULTI takes it: an entry that throws stops the call before anything is sent.
     await this.send(queue, jobs.length, (extra) =>
-      this.sendBulk(jobs.length, (i) => {
-        const id = randomJobId();
-        ids.push(id);
-        const { delay, payload } = delayAndPayloadFor(jobs[i], (d) => this.dispatchContext(d ?? null, id, extra), honoursDelay);
-        return delay === undefined ? payload : { payload, delay };
-      }, queue),
+      this.sendBulk(
+        jobs.length,
+        (i) => {
+          const id = randomJobId();
+          ids.push(id);
+          const { delay, payload } = delayAndPayloadFor(
+            jobs[i],
+            (d) => this.dispatchContext(d ?? null, id, extra),
+            honoursDelay,
+          );
+          return delay === undefined ? payload : { payload, delay };
+        },
+        queue,
+      ),
     );
     return ids;
   }
@@ -165,7 +204,11 @@ export class RedisQueue implements ReservedJobStore {
   // bulkRaw's MULTI, over `count` entries asked for in order. An entry that throws sends nothing. A
   // command that fails while EXEC runs leaves the others done (Laravel's bulk, one MULTI, does the same):
   // the error then names the entries that landed.
-  private async sendBulk(count: number, entryAt: (index: number) => BulkEntry, queue: string | null | undefined): Promise<void> {
+  private async sendBulk(
+    count: number,
+    entryAt: (index: number) => BulkEntry,
+    queue: string | null | undefined,
+  ): Promise<void> {
     if (count === 0) return;
     const keys = this.keysFor(queue);
     const what = `the bulk push to ${keys.queue}`;
@@ -236,8 +279,14 @@ export class RedisQueue implements ReservedJobStore {
    * jobs reserved alongside it: the error goes to `onError` and the reserved jobs are returned. Only when no
    * job was reserved at all is the first error thrown (the others still go to `onError`).
    */
-  async popMany(queue: string | null | undefined, index: number, count: number, onError: (error: Error) => void): Promise<RedisJob[]> {
-    if (!Number.isSafeInteger(count) || count < 1) throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
+  async popMany(
+    queue: string | null | undefined,
+    index: number,
+    count: number,
+    onError: (error: Error) => void,
+  ): Promise<RedisJob[]> {
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new InvalidOptionError('count', `must be a positive integer, got ${String(count)}`);
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     await whenConnected(this.client, `the pop from ${keys.queue}`);
@@ -251,8 +300,13 @@ export class RedisQueue implements ReservedJobStore {
     let popped: Promise<unknown> | undefined;
     try {
       const now = this.now();
-      write.add((t) => scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize));
-      if (retryAfter !== null) write.add((t) => scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize));
+      write.add((t) =>
+        scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize),
+      );
+      if (retryAfter !== null)
+        write.add((t) =>
+          scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize),
+        );
       write.add((t) => (popped = scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count)));
     } catch (error) {
       // What was added still goes out: the acknowledgements in it must reach Redis and settle.
@@ -267,7 +321,8 @@ export class RedisQueue implements ReservedJobStore {
     // must not wait with them: it would stay deaf to a stop for as long as Redis is away.
     const lost = popped!.then(
       () => new Promise<never>(() => undefined),
-      (error: unknown) => (error instanceof UnconfirmedWriteError ? Promise.reject(error) : new Promise<never>(() => undefined)),
+      (error: unknown) =>
+        error instanceof UnconfirmedWriteError ? Promise.reject(error) : new Promise<never>(() => undefined),
     );
     const all = await Promise.race([sent, lost]);
     const replies = all.slice(acks.commands);
@@ -276,7 +331,12 @@ export class RedisQueue implements ReservedJobStore {
     const errors: Error[] = [];
     replies.forEach(([error, raw], i) => {
       if (error instanceof UnconfirmedWriteError) return void errors.push(error);
-      if (error) return void errors.push(new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, { cause: error }));
+      if (error)
+        return void errors.push(
+          new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, {
+            cause: error,
+          }),
+        );
       if (i < migrations) return void this.jobsMigrated(name, raw as string[]);
       for (const reply of popReplies(raw)) {
         if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
@@ -331,7 +391,8 @@ export class RedisQueue implements ReservedJobStore {
     await this.client.rpush(keys.failed, entry);
     // No reservation was left (it expired and the job is back on its queue, where it fails again and is
     // recorded then): the entry would be a second copy, so it goes.
-    if ((await this.client.zrem(keys.reserved, job.reservedMember())) === 0) await this.client.lrem(keys.failed, -1, entry);
+    if ((await this.client.zrem(keys.reserved, job.reservedMember())) === 0)
+      await this.client.lrem(keys.failed, -1, entry);
   }
 
   /**
@@ -415,7 +476,11 @@ export class RedisQueue implements ReservedJobStore {
     else await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  private async retrieveNextJob(name: string, keys: QueueKeys, block: boolean): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
+  private async retrieveNextJob(
+    name: string,
+    keys: QueueKeys,
+    block: boolean,
+  ): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     const next = await this.popReserved(name, keys);
     if (next !== null) return next;
     return block && this.waiter !== undefined ? this.popAfterWait(this.waiter, name, keys) : null;
@@ -423,7 +488,11 @@ export class RedisQueue implements ReservedJobStore {
 
   // Wait on the notify list, then Laravel's one more pop: the one that followed the BLPOP (see
   // NotifyWaiter), or, for a caller that shared a wait another caller's pop answered, one of its own.
-  private async popAfterWait(waiter: NotifyWaiter, name: string, keys: QueueKeys): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
+  private async popAfterWait(
+    waiter: NotifyWaiter,
+    name: string,
+    keys: QueueKeys,
+  ): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     const wake = await waiter.wait(keys);
     const popped = wake.claimPopped();
     if (popped === undefined) return wake.woke ? this.popReserved(name, keys) : null;
@@ -434,7 +503,10 @@ export class RedisQueue implements ReservedJobStore {
 
   // One run of the pop script: the reserved job, null when the list was empty, InvalidPayloadError when
   // the head could not be reserved.
-  private async popReserved(name: string, keys: QueueKeys): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
+  private async popReserved(
+    name: string,
+    keys: QueueKeys,
+  ): Promise<{ job: string | Buffer; reserved: string | Buffer } | null> {
     // Laravel's availableAt(null) is plain "now" when retryAfter is null; nothing reads that score anyway.
     const reply = await scripts.pop(this.client, keys, this.availableAt(this.options.retryAfter ?? 0));
     if (reply.kind === 'invalid') throw this.quarantined(name, keys, reply);
@@ -456,7 +528,11 @@ export class RedisQueue implements ReservedJobStore {
     return new RedisJob(this, popped.job, popped.reserved, this.options.connectionName, name);
   }
 
-  private quarantined(name: string, keys: QueueKeys, reply: Extract<PopReply, { kind: 'invalid' }>): InvalidPayloadError {
+  private quarantined(
+    name: string,
+    keys: QueueKeys,
+    reply: Extract<PopReply, { kind: 'invalid' }>,
+  ): InvalidPayloadError {
     return new InvalidPayloadError(
       `queue "${name}": the head payload is not a JSON object with a numeric attempts (${reply.reason}); ` +
         `it was moved to ${keys.invalid} instead of being lost`,
@@ -467,7 +543,8 @@ export class RedisQueue implements ReservedJobStore {
   // Delayed first, then reserved, as every Laravel pop does (`RedisQueue::migrate`, 8.x-13.x).
   private async migrate(keys: QueueKeys, name: string): Promise<void> {
     this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify));
-    if (this.options.retryAfter !== null) this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));
+    if (this.options.retryAfter !== null)
+      this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));
   }
 
   /**
@@ -515,7 +592,14 @@ export class RedisQueue implements ReservedJobStore {
 
   /** @internal */
   protected dispatchContext(delay: number | null, id: string, extra?: Record<string, string>): DispatchContext {
-    return { line: this.options.laravel, clock: this.options.clock, encrypter: this.options.encrypter, delay, id, extra };
+    return {
+      line: this.options.laravel,
+      clock: this.options.clock,
+      encrypter: this.options.encrypter,
+      delay,
+      id,
+      extra,
+    };
   }
 
   /**
@@ -523,7 +607,11 @@ export class RedisQueue implements ReservedJobStore {
    * `push` writes into each payload (`extra`). Sent jobs are counted where Redis takes them.
    * @internal
    */
-  protected async send<T>(queue: string | null | undefined, count: number, push: (extra?: Record<string, string>) => Promise<T>): Promise<T> {
+  protected async send<T>(
+    queue: string | null | undefined,
+    count: number,
+    push: (extra?: Record<string, string>) => Promise<T>,
+  ): Promise<T> {
     const tracing = this.options.telemetry?.tracing;
     return tracing ? tracing.send(this.queueName(queue), count, push) : push();
   }
@@ -556,6 +644,14 @@ function inspect(payload: string, queue: string): InspectedJob {
     // keep the defaults: inspection must list what is there, even garbage
   }
   const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
-  return { uuid: str(f.uuid), queue, name: str(f.displayName), attempts: num(f.attempts) ?? 0, payload, createdAt: num(f.createdAt) };
+  const num = (v: unknown): number | null =>
+    typeof v === 'number' ? v : typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
+  return {
+    uuid: str(f.uuid),
+    queue,
+    name: str(f.displayName),
+    attempts: num(f.attempts) ?? 0,
+    payload,
+    createdAt: num(f.createdAt),
+  };
 }

@@ -62,13 +62,18 @@ export interface RedisQueueOptions {
  */
 export interface QueueTelemetry {
   /** A JobTracing: each push runs inside its `send` span. */
-  tracing?: { send<T>(queue: string, count: number, push: (keys: Record<string, string> | undefined) => Promise<T>): Promise<T> };
+  tracing?: {
+    send<T>(queue: string, count: number, push: (keys: Record<string, string> | undefined) => Promise<T>): Promise<T>;
+  };
   /** A JobMetrics: each job Redis took is counted as sent. */
   metrics?: { sent(queue: string, count: number): void };
 }
 
 /** The options in force after validation. */
-export type ResolvedRedisQueueOptions = Required<Omit<RedisQueueOptions, 'prefix' | 'laravel'>> & { prefix: string; laravel: LaravelRelease };
+export type ResolvedRedisQueueOptions = Required<Omit<RedisQueueOptions, 'prefix' | 'laravel'>> & {
+  prefix: string;
+  laravel: LaravelRelease;
+};
 
 /** Laravel's defaults for a Redis queue connection (and the 13.x skeleton's APP_NAME). */
 export const DEFAULT_REDIS_QUEUE_OPTIONS: Readonly<Required<RedisQueueOptions>> = Object.freeze({
@@ -114,7 +119,9 @@ export function reconnectOnReadOnly(error: Error): 2 | false {
 export function isClient(c: unknown): c is Redis | Cluster {
   if (c instanceof Redis || c instanceof Cluster) return true;
   const o = c as { defineCommand?: unknown; duplicate?: unknown } | null;
-  return typeof o === 'object' && o !== null && typeof o.defineCommand === 'function' && typeof o.duplicate === 'function';
+  return (
+    typeof o === 'object' && o !== null && typeof o.defineCommand === 'function' && typeof o.duplicate === 'function'
+  );
 }
 
 // larq prefixes every key itself (redis/keys.ts); an ioredis keyPrefix on top would prefix twice.
@@ -131,7 +138,9 @@ export function ioredisKeyPrefix(c: string | object): string | null | undefined 
  * checks its `retryAfter` option with this too, so the two never disagree.
  */
 export function retryAfterProblem(value: unknown): string | null {
-  return value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ? null : 'must be a whole number of seconds >= 0, or null';
+  return value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+    ? null
+    : 'must be a whole number of seconds >= 0, or null';
 }
 
 // Every option is checked here and only here; the message names the offending option.
@@ -139,7 +148,8 @@ export function retryAfterProblem(value: unknown): string | null {
 export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOptions {
   if (given === null || typeof given !== 'object') throw new InvalidOptionError('options', 'must be an object');
   for (const key of Object.keys(given)) {
-    if (!Object.hasOwn(DEFAULT_REDIS_QUEUE_OPTIONS, key)) throw new InvalidOptionError(key, 'is not a RedisQueue option');
+    if (!Object.hasOwn(DEFAULT_REDIS_QUEUE_OPTIONS, key))
+      throw new InvalidOptionError(key, 'is not a RedisQueue option');
   }
   const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   const o: Required<RedisQueueOptions> = { ...DEFAULT_REDIS_QUEUE_OPTIONS, ...defined };
@@ -147,30 +157,49 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
     throw new InvalidOptionError(option, why);
   };
   const c = o.connection as unknown;
-  if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) fail('connection', 'must be a URL, ioredis options or an ioredis client');
-  if (ioredisKeyPrefix(c as string | object)) fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
-  if (typeof c === 'object' && ((isClient(c) ? c.options : c) as RedisOptions).autoResendUnfulfilledCommands === false) {
-    fail('connection', 'must not turn off autoResendUnfulfilledCommands: ioredis would then drop the commands a closed connection left unanswered without settling them (larq keeps its queue writes from being resent itself)');
+  if (typeof c !== 'string' && (typeof c !== 'object' || c === null))
+    fail('connection', 'must be a URL, ioredis options or an ioredis client');
+  if (ioredisKeyPrefix(c as string | object))
+    fail('connection', 'must not set an ioredis keyPrefix; use the prefix option');
+  if (
+    typeof c === 'object' &&
+    ((isClient(c) ? c.options : c) as RedisOptions).autoResendUnfulfilledCommands === false
+  ) {
+    fail(
+      'connection',
+      'must not turn off autoResendUnfulfilledCommands: ioredis would then drop the commands a closed connection left unanswered without settling them (larq keeps its queue writes from being resent itself)',
+    );
   }
-  if (typeof o.connectionName !== 'string' || o.connectionName === '') fail('connectionName', 'must be a non-empty string');
+  if (typeof o.connectionName !== 'string' || o.connectionName === '')
+    fail('connectionName', 'must be a non-empty string');
   if (typeof o.queue !== 'string' || o.queue === '') fail('queue', 'must be a non-empty string');
   const retryAfter = retryAfterProblem(o.retryAfter);
   if (retryAfter !== null) fail('retryAfter', retryAfter);
-  if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0)) fail('blockFor', 'must be a number of seconds >= 0, or null');
+  if (o.blockFor !== null && !(Number.isFinite(o.blockFor) && o.blockFor >= 0))
+    fail('blockFor', 'must be a number of seconds >= 0, or null');
   if (!Number.isInteger(o.migrationBatchSize)) fail('migrationBatchSize', 'must be an integer (negative = unlimited)');
   if (o.prefix !== null && typeof o.prefix !== 'string') fail('prefix', 'must be a string or null');
   if (typeof o.appName !== 'string') fail('appName', 'must be a string');
   const laravel = LaravelRelease.of(o.laravel, 'laravel');
   if (typeof o.cluster !== 'boolean') fail('cluster', 'must be a boolean');
-  if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function') fail('clock', 'must have nowMs()');
-  if (o.readTimeout !== null && !(typeof o.readTimeout === 'number' && Number.isFinite(o.readTimeout) && o.readTimeout >= 2)) fail('readTimeout', 'must be a number of seconds >= 2, or null to wait forever');
-  if (o.encrypter !== null && !(o.encrypter instanceof Encrypter)) fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
+  if (typeof o.clock !== 'object' || o.clock === null || typeof o.clock.nowMs !== 'function')
+    fail('clock', 'must have nowMs()');
+  if (
+    o.readTimeout !== null &&
+    !(typeof o.readTimeout === 'number' && Number.isFinite(o.readTimeout) && o.readTimeout >= 2)
+  )
+    fail('readTimeout', 'must be a number of seconds >= 2, or null to wait forever');
+  if (o.encrypter !== null && !(o.encrypter instanceof Encrypter))
+    fail('encrypter', 'must be an Encrypter (new Encrypter(APP_KEY)) or null');
   if (o.telemetry !== null) {
     const t = o.telemetry as unknown;
-    if (typeof t !== 'object' || t === null) fail('telemetry', 'must be { tracing?: JobTracing, metrics?: JobMetrics } or null');
+    if (typeof t !== 'object' || t === null)
+      fail('telemetry', 'must be { tracing?: JobTracing, metrics?: JobMetrics } or null');
     const { tracing, metrics } = o.telemetry;
-    if (tracing !== undefined && typeof (tracing as { send?: unknown } | null)?.send !== 'function') fail('telemetry', 'tracing must be a JobTracing');
-    if (metrics !== undefined && typeof (metrics as { sent?: unknown } | null)?.sent !== 'function') fail('telemetry', 'metrics must be a JobMetrics');
+    if (tracing !== undefined && typeof (tracing as { send?: unknown } | null)?.send !== 'function')
+      fail('telemetry', 'tracing must be a JobTracing');
+    if (metrics !== undefined && typeof (metrics as { sent?: unknown } | null)?.sent !== 'function')
+      fail('telemetry', 'metrics must be a JobMetrics');
   }
   return { ...o, laravel, prefix: o.prefix ?? laravelPrefix(o.appName, laravel.line) };
 }

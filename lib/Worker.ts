@@ -20,9 +20,23 @@
 // acknowledgement instead of a round trip after it.
 import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
-import { AttemptOverError, HungHandlerError, InvalidOptionError, JobAlreadyRunningError, LarqError, TimeoutExceededError } from './errors';
+import {
+  AttemptOverError,
+  HungHandlerError,
+  InvalidOptionError,
+  JobAlreadyRunningError,
+  LarqError,
+  TimeoutExceededError,
+} from './errors';
 import { LaravelRelease } from './LaravelLine';
-import { type JobEvent, toError, TypedEmitter, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
+import {
+  type JobEvent,
+  toError,
+  TypedEmitter,
+  type WorkerEvents,
+  type WorkerStopReason,
+  type WorkerStopResult,
+} from './events';
 import type { AttemptAction, JobRunner, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { Attempt, attemptOf } from './worker/Attempt';
 import { CacheSignals } from './worker/CacheSignals';
@@ -31,7 +45,13 @@ import { failJob, FailureRecorder } from './worker/fail';
 import { Heartbeat } from './worker/heartbeat';
 import { JobTimeouts } from './worker/JobTimeouts';
 import { causedByLostConnection } from './worker/lostConnection';
-import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, failIfWillExceedMaxAttempts, failIfWillExceedMaxExceptions, type AttemptContext } from './worker/maxAttempts';
+import {
+  alreadyExceedsMaxAttempts,
+  failAsAlreadyExceeded,
+  failIfWillExceedMaxAttempts,
+  failIfWillExceedMaxExceptions,
+  type AttemptContext,
+} from './worker/maxAttempts';
 import { NextJobs, where } from './worker/NextJobs';
 import { PopBudget } from './worker/PopBudget';
 import { Slots } from './worker/Slots';
@@ -89,10 +109,19 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     const laravel = LaravelRelease.of(deps.laravel ?? 13);
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), { laravel, clock: this.clock, readAhead: true });
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), {
+      laravel,
+      clock: this.clock,
+      readAhead: true,
+    });
     // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
-    const memoryExceeded = (): boolean => this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
-    this.stops = new StopChecks(this.options, { clock: this.clock, memoryExceeded, shouldRestart: () => this.cacheSignals.shouldRestart() });
+    const memoryExceeded = (): boolean =>
+      this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
+    this.stops = new StopChecks(this.options, {
+      clock: this.clock,
+      memoryExceeded,
+      shouldRestart: () => this.cacheSignals.shouldRestart(),
+    });
     this.nextJobs = new NextJobs({
       queue,
       events: this.events,
@@ -101,7 +130,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       report: (e) => this.reportAndCheckConnection(e),
       sleep: (seconds) => this.sleep(seconds),
     });
-    this.attemptContext = { now: () => unixSeconds(this.clock), cache: deps.cache, fail: (job, e) => this.failJobByRule(job, e) };
+    this.attemptContext = {
+      now: () => unixSeconds(this.clock),
+      cache: deps.cache,
+      fail: (job, e) => this.failJobByRule(job, e),
+    };
   }
 
   /** Listen to a worker event (see WorkerEvents). */
@@ -250,7 +283,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // job as part of the attempt's end, so never through the fence.
   private async failJobByRule(job: J, error?: Error): Promise<void> {
     await failJob(job, error, this.runner, this.recorder, {
-      jobFailed: (failed, exception) => this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
+      jobFailed: (failed, exception) =>
+        this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
       report: (e) => this.report(e),
     });
   }
@@ -332,7 +366,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     let exception: Error | null = null;
     try {
       if (this.listens('JobProcessing')) this.events.emit('JobProcessing', this.jobEvent(job));
-      if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries)) await failAsAlreadyExceeded(this.attemptContext, job);
+      if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries))
+        await failAsAlreadyExceeded(this.attemptContext, job);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
       if (!job.isDeleted()) await this.runner.run(attempt.guarded, attempt);
       if (!attempt.handlerSettled()) return;
@@ -343,7 +378,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       }
       attempt.conclude();
       if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
-      if (job.isReleased() && !job.isDeleted() && this.listens('JobReleased')) this.events.emit('JobReleased', this.jobEvent(job));
+      if (job.isReleased() && !job.isDeleted() && this.listens('JobReleased'))
+        this.events.emit('JobReleased', this.jobEvent(job));
     } catch (e) {
       exception = toError(e);
       if (!attempt.handlerSettled()) throw exception;
@@ -353,7 +389,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         attempt.conclude();
       }
     } finally {
-      if (attempt.state !== 'timedOut' && this.listens('JobAttempted')) this.events.emit('JobAttempted', { ...this.jobEvent(job), exception });
+      if (attempt.state !== 'timedOut' && this.listens('JobAttempted'))
+        this.events.emit('JobAttempted', { ...this.jobEvent(job), exception });
     }
   }
 
@@ -402,7 +439,12 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // A timed-out handler did not settle within the grace: Laravel's worker would have been killed by now.
   private handlerHung(attempt: Attempt<J>, timeoutSeconds: number): void {
     const { timeoutGraceSeconds: graceSeconds, onHungHandler: policy } = this.options;
-    this.events.emit('JobHandlerHung', { ...this.jobEvent(attempt.job), timeout: timeoutSeconds, graceSeconds, policy });
+    this.events.emit('JobHandlerHung', {
+      ...this.jobEvent(attempt.job),
+      timeout: timeoutSeconds,
+      graceSeconds,
+      policy,
+    });
     this.report(new HungHandlerError(attempt.job, graceSeconds, policy));
     this.finishIfDone(attempt);
     if (policy === 'stop') this.stops.timeoutStop();
@@ -438,7 +480,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // the memory left holds (PopBudget).
   private popLimit(): number {
     const free = this.slots.free;
-    const byCount = this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed)) : free;
+    const byCount =
+      this.options.maxJobs > 0 ? Math.max(0, Math.min(free, this.options.maxJobs - this.jobsProcessed)) : free;
     return this.popBudget.limit(byCount, this.slots.unfinishedCount);
   }
 

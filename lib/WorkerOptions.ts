@@ -91,7 +91,8 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
 
 type Check = (value: unknown) => string | null;
 
-const nonNegative: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a finite number >= 0');
+const nonNegative: Check = (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a finite number >= 0';
 const integer: Check = (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? null : 'must be an integer');
 const count: Check = (v) => integer(v) ?? ((v as number) >= 0 ? null : 'must be >= 0');
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
@@ -111,7 +112,12 @@ const CHECKS: { [K in keyof WorkerOptions]: Check } = {
   force: bool,
   concurrency: (v) => integer(v) ?? ((v as number) >= 1 ? null : 'must be >= 1'),
   rotateQueues: bool,
-  heartbeat: (v) => (v === false ? null : typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'must be false or a number of seconds > 0'),
+  heartbeat: (v) =>
+    v === false
+      ? null
+      : typeof v === 'number' && Number.isFinite(v) && v > 0
+        ? null
+        : 'must be false or a number of seconds > 0',
   // The connection's option, checked as RedisQueue checks it.
   retryAfter: retryAfterProblem,
   shutdownGraceSeconds: nonNegative,
@@ -137,7 +143,8 @@ export function resolveWorkerOptions(partial: Partial<WorkerOptions> = {}): Read
   // A heartbeat must land well inside the reservation it renews, or the job is migrated back between beats.
   if (options.heartbeat !== false) {
     if (options.retryAfter === null) throw new InvalidOptionError('retryAfter', 'is needed when heartbeat is set');
-    if (options.heartbeat >= options.retryAfter) throw new InvalidOptionError('heartbeat', `must be shorter than retryAfter (${options.retryAfter} s)`);
+    if (options.heartbeat >= options.retryAfter)
+      throw new InvalidOptionError('heartbeat', `must be shorter than retryAfter (${options.retryAfter} s)`);
   }
   return Object.freeze(options);
 }

@@ -29,7 +29,12 @@ const LARAVEL_CLASS: Record<string, string> = {
  * A Worker that runs `handlers` on jobs from `queue`; start it with `worker.daemon('high,default')`. The
  * queue's `telemetry` (tracing, metrics) observes the worker too.
  */
-export function createWorker(queue: RedisQueue, handlers: Handlers, options: Partial<WorkerOptions> = {}, deps: CreateWorkerDeps = {}): Worker<RedisJob> {
+export function createWorker(
+  queue: RedisQueue,
+  handlers: Handlers,
+  options: Partial<WorkerOptions> = {},
+  deps: CreateWorkerDeps = {},
+): Worker<RedisJob> {
   const { failed, ...rest } = deps;
   const failer = failed && {
     log: (connection: string, q: string, payload: string | Buffer, e: Error) =>
@@ -39,7 +44,12 @@ export function createWorker(queue: RedisQueue, handlers: Handlers, options: Par
   const tracing = telemetry.tracing instanceof JobTracing ? telemetry.tracing : undefined;
   const metrics = telemetry.metrics instanceof JobMetrics ? telemetry.metrics : undefined;
   const runner = tracing ? tracing.wrap(handlers) : handlers;
-  const worker = new Worker<RedisJob>(queue, runner, { retryAfter: queue.options.retryAfter, ...options }, { laravel: queue.options.laravel, ...rest, failer });
+  const worker = new Worker<RedisJob>(
+    queue,
+    runner,
+    { retryAfter: queue.options.retryAfter, ...options },
+    { laravel: queue.options.laravel, ...rest, failer },
+  );
   handlers.bindFailer((job, error) => worker.failJob(job, error));
   tracing?.observe(worker);
   metrics?.observe(worker, queue);

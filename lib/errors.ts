@@ -114,7 +114,9 @@ export class CommandClassMismatchError extends LarqError {
     readonly commandName: string,
     readonly className: string,
   ) {
-    super(`The job says data.commandName "${commandName}" but data.command is a "${className}"; larq runs neither handler`);
+    super(
+      `The job says data.commandName "${commandName}" but data.command is a "${className}"; larq runs neither handler`,
+    );
   }
 }
 
@@ -150,7 +152,10 @@ export class UnconfirmedWriteError extends LarqError {
     readonly what: string,
     options?: { cause?: unknown },
   ) {
-    super(`Redis did not answer ${what} before the connection closed: it may or may not have run, and it was not sent again`, options);
+    super(
+      `Redis did not answer ${what} before the connection closed: it may or may not have run, and it was not sent again`,
+      options,
+    );
   }
 }
 
@@ -166,7 +171,10 @@ export class BulkPartlyPushedError extends LarqError {
     readonly notLanded: number[],
     cause: Error,
   ) {
-    const outcome = notLanded.length === 0 ? 'every entry landed, but not all its notify tokens' : `${listed(landed, 'landed')}; ${listed(notLanded, 'did not')}`;
+    const outcome =
+      notLanded.length === 0
+        ? 'every entry landed, but not all its notify tokens'
+        : `${listed(landed, 'landed')}; ${listed(notLanded, 'did not')}`;
     super(`${what} ran in part: ${outcome}: ${cause.message}`, { cause });
   }
 }
@@ -219,7 +227,9 @@ export class HungHandlerError extends LarqError {
   ) {
     super(
       `${job.resolveName()} (attempt ${job.attempts()}) is still running ${graceSeconds} s after its timeout; ` +
-        (policy === 'stop' ? 'the worker takes no more jobs and exits with status 1 once the others are done' : 'its slot stays busy until it settles'),
+        (policy === 'stop'
+          ? 'the worker takes no more jobs and exits with status 1 once the others are done'
+          : 'its slot stays busy until it settles'),
     );
   }
 }
@@ -260,7 +270,9 @@ export class UnreadableFailedJobFileError extends LarqError {
     readonly path: string,
     reason: string,
   ) {
-    super(`The failed-job file ${path} is not a JSON array of failed-job records (${reason}); larq leaves it untouched: move or repair it`);
+    super(
+      `The failed-job file ${path} is not a JSON array of failed-job records (${reason}); larq leaves it untouched: move or repair it`,
+    );
   }
 }
 
@@ -287,13 +299,17 @@ export class UnsupportedMiddlewareError extends LarqError {
     readonly middlewareClass: string,
     reason: string,
   ) {
-    super(`Job "${jobName}" carries the job middleware ${middlewareClass}, which larq cannot run (${reason}); only a PHP worker can run it.`);
+    super(
+      `Job "${jobName}" carries the job middleware ${middlewareClass}, which larq cannot run (${reason}); only a PHP worker can run it.`,
+    );
   }
 }
 
 /** A job middleware names a rate limiter Node code has not declared (Laravel's `RateLimiter::for` is PHP code). */
 export class UnknownRateLimiterError extends LarqError {
   constructor(readonly limiterName: string) {
-    super(`No rate limiter named "${limiterName}" is declared in Node (declare it with the same limits as RateLimiter::for('${limiterName}') in PHP)`);
+    super(
+      `No rate limiter named "${limiterName}" is declared in Node (declare it with the same limits as RateLimiter::for('${limiterName}') in PHP)`,
+    );
   }
 }

@@ -9,14 +9,7 @@ import type { OnHungHandler, WorkerOptions } from './WorkerOptions';
 
 /** Why a worker stopped (Laravel's WorkerStopReason, 11.52+/12.59+/13.x). */
 export type WorkerStopReason =
-  | 'interrupted'
-  | 'memory'
-  | 'restart_signal'
-  | 'empty'
-  | 'max_time'
-  | 'max_jobs'
-  | 'timed_out'
-  | 'lost_connection';
+  'interrupted' | 'memory' | 'restart_signal' | 'empty' | 'max_time' | 'max_jobs' | 'timed_out' | 'lost_connection';
 
 /** What `daemon` resolves to: the exit status `queue:work` would return (0, 1, or 12) and why. */
 export interface WorkerStopResult {

@@ -44,9 +44,11 @@ export function ceilingSearchSpace(): CeilingConfig[] {
   const out: CeilingConfig[] = [];
   const perWrite = (batch: number) => Math.max(1, Math.min(50, Math.round(500 / batch)));
   for (const kind of ['lua-each', 'lua-bulk'] as const) {
-    for (const batch of [1, 10, 50, 100, 250, 500, 1000]) for (const lanes of [1, 2, 4]) out.push({ kind, batch, perWrite: perWrite(batch), lanes });
+    for (const batch of [1, 10, 50, 100, 250, 500, 1000])
+      for (const lanes of [1, 2, 4]) out.push({ kind, batch, perWrite: perWrite(batch), lanes });
   }
-  for (const batch of [1, 10, 100, 1000]) for (const lanes of [1, 2, 4]) out.push({ kind: 'plain', batch, perWrite: perWrite(batch), lanes });
+  for (const batch of [1, 10, 100, 1000])
+    for (const lanes of [1, 2, 4]) out.push({ kind: 'plain', batch, perWrite: perWrite(batch), lanes });
   return out;
 }
 
@@ -104,7 +106,12 @@ export interface DrainOptions {
 }
 
 /** Take and acknowledge every job of the queue the way `config` says; resolves to the jobs taken. */
-export async function drainAtCeiling(port: number, keys: CeilingKeys, config: CeilingConfig, options: DrainOptions = {}): Promise<number> {
+export async function drainAtCeiling(
+  port: number,
+  keys: CeilingKeys,
+  config: CeilingConfig,
+  options: DrainOptions = {},
+): Promise<number> {
   const client = ceilingClient(port);
   await client.ping();
   let taken = 0;
@@ -119,7 +126,8 @@ export async function drainAtCeiling(port: number, keys: CeilingKeys, config: Ce
       acks = [];
       if (!empty) {
         for (let i = 0; i < config.perWrite; i++) {
-          if (config.kind === 'lua-each') pipeline.ceilingEach(keys.waiting, keys.reserved, keys.notify, expiry(), config.batch);
+          if (config.kind === 'lua-each')
+            pipeline.ceilingEach(keys.waiting, keys.reserved, keys.notify, expiry(), config.batch);
           else pipeline.ceilingBulk(keys.waiting, keys.reserved, keys.notify, expiry(), config.batch);
         }
       }
@@ -145,7 +153,8 @@ export async function drainAtCeiling(port: number, keys: CeilingKeys, config: Ce
         if (typeof raw === 'number') continue; // the ZREM's count
         const jobs = (raw as string[] | null) ?? [];
         if (jobs.length < config.batch) empty = true;
-        for (const job of jobs) reservedNow.push(job.replace(/"attempts":(\d+)/, (_, n: string) => `"attempts":${Number(n) + 1}`));
+        for (const job of jobs)
+          reservedNow.push(job.replace(/"attempts":(\d+)/, (_, n: string) => `"attempts":${Number(n) + 1}`));
       }
       if (reservedNow.length === 0) continue;
       const reserve = client.pipeline();
@@ -206,6 +215,7 @@ export async function searchCeiling(
     return finalists.sort((a, b) => b.perSecond - a.perSecond)[0];
   };
   const best = await final(trials);
-  const bestScripted = best.config.kind === 'plain' ? await final(trials.filter((t) => t.config.kind !== 'plain')) : best;
+  const bestScripted =
+    best.config.kind === 'plain' ? await final(trials.filter((t) => t.config.kind !== 'plain')) : best;
   return { best, bestScripted, trials };
 }

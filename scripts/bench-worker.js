@@ -27,7 +27,21 @@ const baseline = heap();
 const worker = createWorker(
   queue,
   handlers,
-  { maxTries: 1, backoff: 0, timeout: 60, sleep: 3, rest: 0, memory: 128, maxJobs: 0, maxTime: 0, stopWhenEmpty: false, force: false, name: 'default', concurrency: 50, handleSignals: true },
+  {
+    maxTries: 1,
+    backoff: 0,
+    timeout: 60,
+    sleep: 3,
+    rest: 0,
+    memory: 128,
+    maxJobs: 0,
+    maxTime: 0,
+    stopWhenEmpty: false,
+    force: false,
+    name: 'default',
+    concurrency: 50,
+    handleSignals: true,
+  },
   { cache, isDownForMaintenance: () => existsSync(downFile), memoryUsage: () => Math.max(0, heap() - baseline) },
 );
 const running = worker.daemon('default');

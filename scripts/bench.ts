@@ -54,13 +54,16 @@ const PUSH_N = Number(flags['push-jobs'] ?? Math.min(N, 20000));
 const MEMORY_N = Number(flags['memory-jobs']);
 const SECTIONS = new Set(flags.only!.split(','));
 for (const section of SECTIONS) {
-  if (!['push', 'dispatch', 'e2e', 'ceiling', 'latency', 'memory'].includes(section)) throw new Error(`--only: unknown section "${section}" (push, dispatch, e2e, ceiling, latency, memory)`);
+  if (!['push', 'dispatch', 'e2e', 'ceiling', 'latency', 'memory'].includes(section))
+    throw new Error(`--only: unknown section "${section}" (push, dispatch, e2e, ceiling, latency, memory)`);
 }
 const CEILING_SEARCH_N = Number(flags['ceiling-jobs'] ?? Math.min(N, 20000));
 // The Laravel lines of the PHP rows, each run through compat-fixtures/php with LARQ_LARAVEL.
 type PhpLine = '8.83' | '12.67' | '13.26';
 const LINES: PhpLine[] = flags.laravel === 'none' ? [] : (flags.laravel!.split(',') as PhpLine[]);
-for (const line of LINES) if (!['8.83', '12.67', '13.26'].includes(line)) throw new Error(`--laravel: unknown line "${line}" (8.83, 12.67, 13.26, none)`);
+for (const line of LINES)
+  if (!['8.83', '12.67', '13.26'].includes(line))
+    throw new Error(`--laravel: unknown line "${line}" (8.83, 12.67, 13.26, none)`);
 // The line of the larq rows and the ceiling: the newest (what most users run).
 const LARQ_LINE = '13.26';
 // Concurrent callers in the dispatch section's rows.
@@ -122,8 +125,11 @@ async function main(): Promise<void> {
   const redis = new Redis({ port });
   const lines = LINES.filter((line) => phpAvailable(line));
   const missing = LINES.filter((line) => !lines.includes(line));
-  if (typeof global.gc !== 'function') console.log('note: run with node --expose-gc (npm run bench does) for a full GC between contenders');
-  console.log(`larq bench: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${redisVersion(port)}`);
+  if (typeof global.gc !== 'function')
+    console.log('note: run with node --expose-gc (npm run bench does) for a full GC between contenders');
+  console.log(
+    `larq bench: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${redisVersion(port)}`,
+  );
   console.log(
     `end-to-end ${N} jobs, push ${PUSH_N} jobs, ceiling search ${CEILING_SEARCH_N} jobs a configuration, memory ${MEMORY_N} jobs; ` +
       `PHP: ${lines.length > 0 ? `Laravel ${lines.join(', ')}` : 'none'}${missing.length > 0 ? ` (cannot boot ${missing.join(', ')}: rows skipped)` : ''}\n`,
@@ -187,8 +193,16 @@ async function pushSection(port: number, redis: Redis, lines: PhpLine[], round: 
   // Each ratio's two rows run back to back, the first of them taking turns by round: the host's speed
   // drifts over minutes (a peer's row once ran 25% faster than in the next round), and rows run minutes
   // apart would carry that drift into the ratio.
-  await inTurn(round, () => larqPushOneByOne(port, redis), () => laravelPushes(port, redis, lines));
-  await inTurn(round, () => larqBulk(port, redis), () => bullAddBulk(port, redis));
+  await inTurn(
+    round,
+    () => larqPushOneByOne(port, redis),
+    () => laravelPushes(port, redis, lines),
+  );
+  await inTurn(
+    round,
+    () => larqBulk(port, redis),
+    () => bullAddBulk(port, redis),
+  );
   await bullAddOneByOne(port, redis);
 }
 
@@ -252,8 +266,17 @@ async function inTurn(round: number, larq: () => Promise<void>, peer: () => Prom
 // a time until PUSH_N jobs are in. PHP serves one request per process, so Laravel's row is the push
 // section's: one process pushing one by one.
 async function dispatchSection(port: number, redis: Redis, lines: PhpLine[], round: number): Promise<void> {
-  await inTurn(round, () => larqPushConcurrently(port, redis), () => bullAddConcurrently(port, redis));
-  if (!SECTIONS.has('push')) await laravelPushes(port, redis, lines.filter((line) => line === '13.26'));
+  await inTurn(
+    round,
+    () => larqPushConcurrently(port, redis),
+    () => bullAddConcurrently(port, redis),
+  );
+  if (!SECTIONS.has('push'))
+    await laravelPushes(
+      port,
+      redis,
+      lines.filter((line) => line === '13.26'),
+    );
 }
 
 const LARQ_CONCURRENT = `larq push, ${CALLERS} concurrent callers`;
@@ -271,7 +294,9 @@ async function larqPushConcurrently(port: number, redis: Redis, jobs = PUSH_N): 
 async function bullAddConcurrently(port: number, redis: Redis, jobs = PUSH_N): Promise<void> {
   await fresh(redis);
   const bull = await bullQueue(port);
-  await timed('dispatch', BULL_CONCURRENT, jobs, () => concurrently(jobs, (i) => bull.add('noop', { n: i }, { removeOnComplete: true })));
+  await timed('dispatch', BULL_CONCURRENT, jobs, () =>
+    concurrently(jobs, (i) => bull.add('noop', { n: i }, { removeOnComplete: true })),
+  );
   await bull.close();
 }
 
@@ -288,22 +313,50 @@ async function concurrently(jobs: number, call: (i: number) => Promise<unknown>)
 
 const larqRow = (concurrency: number, timeout: number, metrics = false) =>
   `larq worker, concurrency ${concurrency}${timeout === 60 ? '' : `, TIMEOUT ${timeout} (not the default)`}${metrics ? ', with metrics (larq work --metrics)' : ''}`;
-const laravelRow = (line: PhpLine, processes: number) => `Laravel ${line} worker, ${processes} process${processes > 1 ? 'es' : ''}`;
+const laravelRow = (line: PhpLine, processes: number) =>
+  `Laravel ${line} worker, ${processes} process${processes > 1 ? 'es' : ''}`;
 
 async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: number): Promise<void> {
   // As in the push section, each ratio's rows run back to back, taking turns at going first.
-  await inTurn(round, () => larqWorker(port, redis, 50, 60), () => bullWorker(port, redis, 50));
-  await inTurn(round, () => larqWorker(port, redis, 50, 60), () => larqWorker(port, redis, 50, 0));
-  await inTurn(round, () => larqWorker(port, redis, 50, 60), () => larqWorker(port, redis, 50, 60, N, true));
-  await inTurn(round, () => larqWorker(port, redis, 50, 60), () => ceiling(port, redis));
-  await inTurn(round, () => larqWorker(port, redis, 1, 60), async () => {
-    for (const line of lines) await laravelWorker(port, redis, line, 1);
-  });
+  await inTurn(
+    round,
+    () => larqWorker(port, redis, 50, 60),
+    () => bullWorker(port, redis, 50),
+  );
+  await inTurn(
+    round,
+    () => larqWorker(port, redis, 50, 60),
+    () => larqWorker(port, redis, 50, 0),
+  );
+  await inTurn(
+    round,
+    () => larqWorker(port, redis, 50, 60),
+    () => larqWorker(port, redis, 50, 60, N, true),
+  );
+  await inTurn(
+    round,
+    () => larqWorker(port, redis, 50, 60),
+    () => ceiling(port, redis),
+  );
+  await inTurn(
+    round,
+    () => larqWorker(port, redis, 1, 60),
+    async () => {
+      for (const line of lines) await laravelWorker(port, redis, line, 1);
+    },
+  );
   await bullWorker(port, redis, 1);
   if (lines.includes('13.26')) await laravelWorker(port, redis, '13.26', 2);
 }
 
-async function larqWorker(port: number, redis: Redis, concurrency: number, timeout: number, jobs = N, metrics = false): Promise<void> {
+async function larqWorker(
+  port: number,
+  redis: Redis,
+  concurrency: number,
+  timeout: number,
+  jobs = N,
+  metrics = false,
+): Promise<void> {
   await fresh(redis);
   await prefillLarq(port, jobs);
   // With metrics: what `larq work --metrics` records, in a prom-client Registry (nobody scrapes it here).
@@ -325,11 +378,16 @@ async function larqWorker(port: number, redis: Redis, concurrency: number, timeo
     },
   ]);
   const baseline = heapMemoryUsage();
-  const worker = createWorker(q, handlers, { ...LARQ_WORK_DEFAULTS, concurrency, timeout }, {
-    cache,
-    isDownForMaintenance: () => existsSync(DOWN_FILE),
-    memoryUsage: () => Math.max(0, heapMemoryUsage() - baseline),
-  });
+  const worker = createWorker(
+    q,
+    handlers,
+    { ...LARQ_WORK_DEFAULTS, concurrency, timeout },
+    {
+      cache,
+      isDownForMaintenance: () => existsSync(DOWN_FILE),
+      memoryUsage: () => Math.max(0, heapMemoryUsage() - baseline),
+    },
+  );
   // The clock stops at the last job's JobProcessed (its delete done), as BullMQ's at its last 'completed':
   // with --stop-when-empty a worker that finds the queue empty sleeps `sleep` seconds (3) before it stops,
   // as Laravel's does, and that wait is no contender's throughput.
@@ -340,23 +398,33 @@ async function larqWorker(port: number, redis: Redis, concurrency: number, timeo
     if (++processed === jobs) lastDone();
   });
   let running: Promise<unknown> | undefined;
-  await timed('e2e', larqRow(concurrency, timeout, metrics), jobs, () => {
-    running = worker.daemon('default');
-    return Promise.race([allDone, running]);
-  }, redis);
+  await timed(
+    'e2e',
+    larqRow(concurrency, timeout, metrics),
+    jobs,
+    () => {
+      running = worker.daemon('default');
+      return Promise.race([allDone, running]);
+    },
+    redis,
+  );
   await running;
   if (processed !== jobs) throw new Error(`larq processed ${processed} jobs, not ${jobs}`);
   await q.close();
   await cache.close();
   cacheConnection.disconnect();
   // A run that stopped early would report a false rate: every job must be gone.
-  const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
+  const left = (await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved'));
   if (left !== 0) throw new Error(`larq left ${left} jobs`);
 }
 
 const CEILING = 'Redis alone: the true ceiling (best of the search), no worker';
 const CEILING_SCRIPTED = 'Redis alone: best atomic script (Laravel-exact bytes), no worker';
-const CEILING_KEYS: CeilingKeys = { waiting: 'bench_queues:default', reserved: 'bench_queues:default:reserved', notify: 'bench_queues:default:notify' };
+const CEILING_KEYS: CeilingKeys = {
+  waiting: 'bench_queues:default',
+  reserved: 'bench_queues:default:reserved',
+  notify: 'bench_queues:default:notify',
+};
 let ceilingConfig: CeilingConfig | undefined;
 let scriptedCeilingConfig: CeilingConfig | undefined;
 
@@ -370,17 +438,32 @@ async function ceilingSearch(port: number, redis: Redis): Promise<void> {
     await fresh(redis);
     for (let i = 0; i < payloads.length; i += 1000) {
       const chunk = payloads.slice(i, i + 1000);
-      await redis.pipeline().rpush(CEILING_KEYS.waiting, ...chunk).rpush(CEILING_KEYS.notify, ...chunk.map(() => '1')).exec();
+      await redis
+        .pipeline()
+        .rpush(CEILING_KEYS.waiting, ...chunk)
+        .rpush(CEILING_KEYS.notify, ...chunk.map(() => '1'))
+        .exec();
     }
   };
-  const { best, bestScripted, trials } = await searchCeiling(port, CEILING_KEYS, payloads.length, refill, collectGarbage);
+  const { best, bestScripted, trials } = await searchCeiling(
+    port,
+    CEILING_KEYS,
+    payloads.length,
+    refill,
+    collectGarbage,
+  );
   ceilingConfig = best.config;
   scriptedCeilingConfig = bestScripted.config;
   const top = [...trials].sort((a, b) => b.perSecond - a.perSecond);
   console.log(`ceiling search, ${trials.length} configurations on ${payloads.length} jobs each; the best five:`);
-  for (const t of top.slice(0, 5)) console.log(`  ${String(Math.round(t.perSecond)).padStart(8)} jobs/s  ${describeCeiling(t.config)}`);
-  console.log(`  winner (best median of 3 runs among the top 3): ${describeCeiling(best.config)}, ${Math.round(best.perSecond)} jobs/s`);
-  console.log(`  best atomic script (best median of 3 among the top 3 scripted): ${describeCeiling(bestScripted.config)}, ${Math.round(bestScripted.perSecond)} jobs/s`);
+  for (const t of top.slice(0, 5))
+    console.log(`  ${String(Math.round(t.perSecond)).padStart(8)} jobs/s  ${describeCeiling(t.config)}`);
+  console.log(
+    `  winner (best median of 3 runs among the top 3): ${describeCeiling(best.config)}, ${Math.round(best.perSecond)} jobs/s`,
+  );
+  console.log(
+    `  best atomic script (best median of 3 among the top 3 scripted): ${describeCeiling(bestScripted.config)}, ${Math.round(bestScripted.perSecond)} jobs/s`,
+  );
   extra.ceilingSearch = {
     jobs: payloads.length,
     winner: { ...best, described: describeCeiling(best.config) },
@@ -391,7 +474,8 @@ async function ceilingSearch(port: number, redis: Redis): Promise<void> {
 
 // The search's winner on N jobs, and the best atomic script beside it when the winner is not one.
 async function ceiling(port: number, redis: Redis): Promise<void> {
-  if (ceilingConfig === undefined || scriptedCeilingConfig === undefined) throw new Error('the ceiling search has not run');
+  if (ceilingConfig === undefined || scriptedCeilingConfig === undefined)
+    throw new Error('the ceiling search has not run');
   const rowsToRun: [string, CeilingConfig][] = [[CEILING, ceilingConfig]];
   if (scriptedCeilingConfig !== ceilingConfig) rowsToRun.push([CEILING_SCRIPTED, scriptedCeilingConfig]);
   for (const [name, config] of rowsToRun) {
@@ -412,8 +496,8 @@ async function laravelWorker(port: number, redis: Redis, line: PhpLine, processe
   // from the first start to the last end.
   const spans = await Promise.all(range(0, processes).map(() => phpProcess(['work'], port, line)));
   const seconds = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
-  record('e2e', laravelRow(line, processes), N, seconds, ((await redisCpuSeconds(redis)) - cpuBefore) * 1e6 / N);
-  const left = await redis.llen('bench_queues:default') + (await redis.zcard('bench_queues:default:reserved'));
+  record('e2e', laravelRow(line, processes), N, seconds, (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / N);
+  const left = (await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved'));
   if (left !== 0) throw new Error(`Laravel ${line} left ${left} jobs`);
 }
 
@@ -468,7 +552,12 @@ async function latencySection(port: number, redis: Redis): Promise<void> {
     if (samples.length === count) finish();
   });
   // larq work's defaults, as in the end-to-end rows, but waiting for jobs (blockFor 5) until it has run them all.
-  const worker = createWorker(q, handlers, { ...LARQ_WORK_DEFAULTS, stopWhenEmpty: false, concurrency: 1, maxJobs: count });
+  const worker = createWorker(q, handlers, {
+    ...LARQ_WORK_DEFAULTS,
+    stopWhenEmpty: false,
+    concurrency: 1,
+    maxJobs: count,
+  });
   const running = worker.daemon('default');
   await sleep(200); // let the worker reach its blocking pop
   const stealBefore = stealTicks();
@@ -487,13 +576,18 @@ async function latencySection(port: number, redis: Redis): Promise<void> {
   await q.close();
   await producer.close();
   pinger.disconnect();
-  const quantile = (values: number[], f: number) => round([...values].sort((a, b) => a - b)[Math.floor(values.length * f)], 3);
+  const quantile = (values: number[], f: number) =>
+    round([...values].sort((a, b) => a - b)[Math.floor(values.length * f)], 3);
   extra.latencyP50Ms = quantile(samples, 0.5);
   extra.latencyP99Ms = quantile(samples, 0.99);
   extra.idlePingP50Ms = quantile(pings, 0.5);
   extra.idlePingP99Ms = quantile(pings, 0.99);
-  console.log(`pickup latency, ${count} jobs at 100/s, blockFor 5: p50 ${extra.latencyP50Ms} ms, p99 ${extra.latencyP99Ms} ms`);
-  console.log(`  the machine's floor, a PING between pickups: p50 ${extra.idlePingP50Ms} ms, p99 ${extra.idlePingP99Ms} ms`);
+  console.log(
+    `pickup latency, ${count} jobs at 100/s, blockFor 5: p50 ${extra.latencyP50Ms} ms, p99 ${extra.latencyP99Ms} ms`,
+  );
+  console.log(
+    `  the machine's floor, a PING between pickups: p50 ${extra.idlePingP50Ms} ms, p99 ${extra.idlePingP99Ms} ms`,
+  );
   if (stealBefore !== undefined && stealAfter !== undefined) {
     const ticks = stealAfter.total - stealBefore.total;
     extra.latencyStealPercent = ticks > 0 ? round((100 * (stealAfter.steal - stealBefore.steal)) / ticks, 1) : 0;
@@ -536,7 +630,8 @@ async function memorySection(port: number, redis: Redis): Promise<void> {
   await fillAndDrain(port, redis, warmUp);
   const warm = (await ask('rss')).rss;
   const wave = 100000;
-  for (let done = warmUp; done < MEMORY_N; done += wave) await fillAndDrain(port, redis, Math.min(wave, MEMORY_N - done));
+  for (let done = warmUp; done < MEMORY_N; done += wave)
+    await fillAndDrain(port, redis, Math.min(wave, MEMORY_N - done));
   const end = (await ask('rss')).rss;
   const { handled } = await ask('stop');
   await new Promise((resolve) => child.once('exit', resolve));
@@ -561,16 +656,21 @@ interface ChildReply {
 // Push n jobs, then wait until the worker has taken and finished every one of them.
 async function fillAndDrain(port: number, redis: Redis, n: number): Promise<void> {
   await prefillLarq(port, n);
-  while ((await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved')) > 0) await sleep(20);
+  while ((await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved')) > 0)
+    await sleep(20);
 }
 
 // ---- report -----------------------------------------------------------------------------------------
 
 function report(): void {
-  console.log('\n| section | contender | jobs | seconds | jobs/s (median) | every round | Redis CPU µs/job |\n| --- | --- | ---: | ---: | ---: | --- | ---: |');
+  console.log(
+    '\n| section | contender | jobs | seconds | jobs/s (median) | every round | Redis CPU µs/job |\n| --- | --- | ---: | ---: | ---: | --- | ---: |',
+  );
   for (const r of rows) {
     const cpu = r.redisMicrosPerJob === undefined ? '' : r.redisMicrosPerJob.toFixed(1);
-    console.log(`| ${r.section} | ${r.name} | ${r.jobs} | ${round(r.seconds, 2)} | ${Math.round(r.perSecond)} | ${r.runs.map(Math.round).join(', ')} | ${cpu} |`);
+    console.log(
+      `| ${r.section} | ${r.name} | ${r.jobs} | ${round(r.seconds, 2)} | ${Math.round(r.perSecond)} | ${r.runs.map(Math.round).join(', ')} | ${cpu} |`,
+    );
   }
   const rate = (name: string) => rows.find((r) => r.name === name)?.perSecond;
   const larq50 = larqRow(50, 60);
@@ -587,7 +687,12 @@ function report(): void {
     [larqRow(50, 0), CEILING, 'end-to-end: larq c50 timeout 0 / true Redis ceiling', undefined],
     [larq50, CEILING_SCRIPTED, 'end-to-end: larq c50 / best atomic script (Laravel-exact bytes)', undefined],
     [LARQ_CONCURRENT, BULL_CONCURRENT, `dispatch: larq push / BullMQ add, ${CALLERS} concurrent callers each`, 2],
-    [LARQ_CONCURRENT, laravelPushRow('13.26'), `dispatch: larq push, ${CALLERS} callers / Laravel 13.26 push (one process, sequential)`, 5],
+    [
+      LARQ_CONCURRENT,
+      laravelPushRow('13.26'),
+      `dispatch: larq push, ${CALLERS} callers / Laravel 13.26 push (one process, sequential)`,
+      5,
+    ],
     ['larq bulk (1,000 a call)', 'BullMQ addBulk (1,000 a call)', 'push: larq bulk / BullMQ addBulk', 5],
     ['larq push, one by one', laravelPushRow('13.26'), 'push: larq one by one / Laravel 13.26 push', 1],
   ];
@@ -598,7 +703,9 @@ function report(): void {
     const rb = rate(b);
     if (ra === undefined || rb === undefined) continue;
     results[label] = round(ra / rb, 2);
-    console.log(`| ${label} | ${results[label]}x | ${target === undefined ? '(no target)' : `${target}x ${ra / rb >= target ? 'ok' : 'MISSED'}`} |`);
+    console.log(
+      `| ${label} | ${results[label]}x | ${target === undefined ? '(no target)' : `${target}x ${ra / rb >= target ? 'ok' : 'MISSED'}`} |`,
+    );
   }
   // Timeout 60 (the default) against timeout 0, same run: what per-job deadlines cost.
   const t60 = rate(larq50);
@@ -606,30 +713,75 @@ function report(): void {
   if (t60 !== undefined && t0 !== undefined) {
     results['end-to-end: cost of timeout 60 against timeout 0 at c50 (%)'] = round((100 * (t0 - t60)) / t0, 1);
     const cost = results['end-to-end: cost of timeout 60 against timeout 0 at c50 (%)'];
-    console.log(`| end-to-end: cost of timeout 60 against timeout 0 at c50 | ${cost}% | < 5% ${cost < 5 ? 'ok' : 'MISSED'} |`);
+    console.log(
+      `| end-to-end: cost of timeout 60 against timeout 0 at c50 | ${cost}% | < 5% ${cost < 5 ? 'ok' : 'MISSED'} |`,
+    );
   }
   // The same with metrics recorded: what --metrics costs at c50.
   const withMetrics = rate(larqRow(50, 60, true));
   if (t60 !== undefined && withMetrics !== undefined) {
     const label = 'end-to-end: cost of metrics (larq work --metrics) at c50 (%)';
     results[label] = round((100 * (t60 - withMetrics)) / t60, 1);
-    console.log(`| end-to-end: cost of metrics at c50 | ${results[label]}% | < 5% ${results[label] < 5 ? 'ok' : 'MISSED'} |`);
+    console.log(
+      `| end-to-end: cost of metrics at c50 | ${results[label]}% | < 5% ${results[label] < 5 ? 'ok' : 'MISSED'} |`,
+    );
   }
-  if (ceilingConfig !== undefined) console.log(`| the ceiling's configuration (searched) | ${describeCeiling(ceilingConfig)} | |`);
-  if (scriptedCeilingConfig !== undefined && scriptedCeilingConfig !== ceilingConfig) console.log(`| the best atomic script's configuration | ${describeCeiling(scriptedCeilingConfig)} | |`);
-  if (extra.latencyP99Ms !== undefined) console.log(`| pickup latency p99 | ${extra.latencyP99Ms} ms | < 5 ms ${extra.latencyP99Ms < 5 ? 'ok' : 'MISSED'} |`);
-  if (extra.idlePingP99Ms !== undefined) console.log(`| idle PING p99 (the machine's floor) | ${extra.idlePingP99Ms} ms | (no target) |`);
-  if (extra.rssGrowthMb !== undefined) console.log(`| RSS growth over ${MEMORY_N} jobs | ${extra.rssGrowthMb} MB | < 50 MB ${extra.rssGrowthMb < 50 ? 'ok' : 'MISSED'} |`);
-  const machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
-  writeFileSync(flags.out!, JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, jobs: N, pushJobs: PUSH_N, memoryJobs: MEMORY_N, rows, ratios: results, ...extra }, null, 2) + '\n');
+  if (ceilingConfig !== undefined)
+    console.log(`| the ceiling's configuration (searched) | ${describeCeiling(ceilingConfig)} | |`);
+  if (scriptedCeilingConfig !== undefined && scriptedCeilingConfig !== ceilingConfig)
+    console.log(`| the best atomic script's configuration | ${describeCeiling(scriptedCeilingConfig)} | |`);
+  if (extra.latencyP99Ms !== undefined)
+    console.log(
+      `| pickup latency p99 | ${extra.latencyP99Ms} ms | < 5 ms ${extra.latencyP99Ms < 5 ? 'ok' : 'MISSED'} |`,
+    );
+  if (extra.idlePingP99Ms !== undefined)
+    console.log(`| idle PING p99 (the machine's floor) | ${extra.idlePingP99Ms} ms | (no target) |`);
+  if (extra.rssGrowthMb !== undefined)
+    console.log(
+      `| RSS growth over ${MEMORY_N} jobs | ${extra.rssGrowthMb} MB | < 50 MB ${extra.rssGrowthMb < 50 ? 'ok' : 'MISSED'} |`,
+    );
+  const machine = {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  writeFileSync(
+    flags.out!,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine,
+        rounds: ROUNDS,
+        jobs: N,
+        pushJobs: PUSH_N,
+        memoryJobs: MEMORY_N,
+        rows,
+        ratios: results,
+        ...extra,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   console.log(`\nwrote ${flags.out}`);
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------
 
 // A larq queue on the bench's prefix, speaking the line's protocol, connected before it is returned.
-async function larqQueue(port: number, line: PhpLine = LARQ_LINE, extraOptions: Pick<RedisQueueOptions, 'blockFor' | 'telemetry'> = {}): Promise<RedisQueue> {
-  const q = new RedisQueue({ connection: { port }, prefix: 'bench_', laravel: line as '8.83' | '13.26', retryAfter: 90, ...extraOptions });
+async function larqQueue(
+  port: number,
+  line: PhpLine = LARQ_LINE,
+  extraOptions: Pick<RedisQueueOptions, 'blockFor' | 'telemetry'> = {},
+): Promise<RedisQueue> {
+  const q = new RedisQueue({
+    connection: { port },
+    prefix: 'bench_',
+    laravel: line as '8.83' | '13.26',
+    retryAfter: 90,
+    ...extraOptions,
+  });
   await q.size('default');
   return q;
 }
@@ -654,18 +806,27 @@ async function bulkLarq(q: RedisQueue, n: number, job = BenchNoop): Promise<void
 
 // n no-op jobs, 1,000 a call: the BullMQ addBulk row, and how the BullMQ worker rows are filled.
 async function bulkBull(bull: BullQueue, n: number): Promise<void> {
-  for (let i = 0; i < n; i += 1000) await bull.addBulk(range(i, Math.min(n, i + 1000)).map((k) => ({ name: 'noop', data: { n: k }, opts: { removeOnComplete: true } })));
+  for (let i = 0; i < n; i += 1000)
+    await bull.addBulk(
+      range(i, Math.min(n, i + 1000)).map((k) => ({ name: 'noop', data: { n: k }, opts: { removeOnComplete: true } })),
+    );
 }
 
 // With `redis`, also the CPU time the redis-server spent during the run, per job: what each contender's
 // protocol costs Redis, which bounds how fast any client of that protocol can go.
-async function timed(section: string, name: string, jobs: number, fn: () => Promise<unknown>, redis?: Redis): Promise<void> {
+async function timed(
+  section: string,
+  name: string,
+  jobs: number,
+  fn: () => Promise<unknown>,
+  redis?: Redis,
+): Promise<void> {
   collectGarbage();
   const cpuBefore = redis ? await redisCpuSeconds(redis) : 0;
   const start = performance.now();
   await fn();
   const seconds = (performance.now() - start) / 1000;
-  const redisMicros = redis ? ((await redisCpuSeconds(redis)) - cpuBefore) * 1e6 / jobs : undefined;
+  const redisMicros = redis ? (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / jobs : undefined;
   record(section, name, jobs, seconds, redisMicros);
 }
 
@@ -720,11 +881,21 @@ function sleep(ms: number): Promise<void> {
 }
 
 function phpEnv(port: number, line: PhpLine): NodeJS.ProcessEnv {
-  return { ...process.env, LARQ_LARAVEL: line, LARQ_REDIS_PORT: String(port), LARQ_PREFIX: 'bench_', LARQ_BENCH_DOWN_FILE: DOWN_FILE };
+  return {
+    ...process.env,
+    LARQ_LARAVEL: line,
+    LARQ_REDIS_PORT: String(port),
+    LARQ_PREFIX: 'bench_',
+    LARQ_BENCH_DOWN_FILE: DOWN_FILE,
+  };
 }
 
 function runPhp(args: string[], port: number, line: PhpLine): string {
-  const res = spawnSync('php', [join(PHP_DIR, 'bench.php'), ...args], { env: phpEnv(port, line), encoding: 'utf8', maxBuffer: 1 << 26 });
+  const res = spawnSync('php', [join(PHP_DIR, 'bench.php'), ...args], {
+    env: phpEnv(port, line),
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (res.status !== 0) throw new Error(`LARQ_LARAVEL=${line} php bench.php ${args.join(' ')} failed: ${res.stderr}`);
   return res.stdout;
 }
@@ -732,7 +903,10 @@ function runPhp(args: string[], port: number, line: PhpLine): string {
 // One bench.php process; resolves to the span it reported (Unix seconds).
 function phpProcess(args: string[], port: number, line: PhpLine): Promise<{ start: number; end: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('php', [join(PHP_DIR, 'bench.php'), ...args], { env: phpEnv(port, line), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('php', [join(PHP_DIR, 'bench.php'), ...args], {
+      env: phpEnv(port, line),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('exit', (code) => {
@@ -768,11 +942,18 @@ async function startRedis(): Promise<{ port: number; stop: () => void }> {
       s.close(() => resolve(p));
     });
   });
-  const proc: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
     probe.on('error', () => undefined);
-    const ok = await probe.connect().then(() => probe.ping(), () => null);
+    const ok = await probe.connect().then(
+      () => probe.ping(),
+      () => null,
+    );
     probe.disconnect();
     if (ok) break;
     await sleep(50);

@@ -23,11 +23,19 @@ const SendWelcomeEmail = phpClass(
 async function main(): Promise<void> {
   const { url, stop } = await redis();
   const client = new Redis(url);
-  const queue = new RedisQueue({ connection: url, prefix: PREFIX, laravel: 8, retryAfter: 90, encrypter: new Encrypter(APP_KEY) });
+  const queue = new RedisQueue({
+    connection: url,
+    prefix: PREFIX,
+    laravel: 8,
+    retryAfter: 90,
+    encrypter: new Encrypter(APP_KEY),
+  });
   await client.del(...(await client.keys(`${PREFIX}*`)), 'larq_demo_none');
   try {
     step('1. Node dispatches App\\Jobs\\SendWelcomeEmail (a PHP class declared in Node)');
-    await queue.push(SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Welcome', meta: { plan: 'pro', seats: 3 } }));
+    await queue.push(
+      SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Welcome', meta: { plan: 'pro', seats: 3 } }),
+    );
     await show(client);
 
     step("2. larq reserves it with Laravel's pop script: attempts 0 -> 1, reserved until now + 90 s");
@@ -54,17 +62,26 @@ async function main(): Promise<void> {
     console.log('   string job data, big integer exact:', stringJob.payload().data);
     await stringJob.delete();
 
-    step('6. A larq worker runs jobs with queue:work\'s rules: one succeeds, one fails twice (tries 2, backoff 1 s)');
+    step("6. A larq worker runs jobs with queue:work's rules: one succeeds, one fails twice (tries 2, backoff 1 s)");
     await queue.clear();
     await queue.push(SendWelcomeEmail.make({ to: 'ok@example.com', subject: 'Hi', meta: null }));
-    await queue.push({ command: SendWelcomeEmail.make({ to: 'bounce@example.com', subject: 'Hi', meta: null }), maxTries: 2, backoff: 1 });
+    await queue.push({
+      command: SendWelcomeEmail.make({ to: 'bounce@example.com', subject: 'Hi', meta: null }),
+      maxTries: 2,
+      backoff: 1,
+    });
     const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', (job) => {
       if (job.to === 'bounce@example.com') throw new Error('mailbox full');
     });
     const worker = createWorker(queue, handlers, { sleep: 0.2, stopWhenEmpty: false, maxJobs: 3, memory: 1024 });
     const to = (job: { command(): Parameters<typeof toPlain>[0] }) => (toPlain(job.command()) as { to: string }).to;
-    worker.on('JobProcessed', (e) => !e.job.hasFailed() && console.log(`   processed ${to(e.job)} (attempt ${e.job.attempts()})`));
-    worker.on('JobReleasedAfterException', (e) => console.log(`   released ${to(e.job)} for ${e.backoff} s after: ${e.job.resolveName()} threw`));
+    worker.on(
+      'JobProcessed',
+      (e) => !e.job.hasFailed() && console.log(`   processed ${to(e.job)} (attempt ${e.job.attempts()})`),
+    );
+    worker.on('JobReleasedAfterException', (e) =>
+      console.log(`   released ${to(e.job)} for ${e.backoff} s after: ${e.job.resolveName()} threw`),
+    );
     worker.on('JobFailed', (e) => console.log(`   failed ${to(e.job)} for good: ${e.exception.message}`));
     const result = await worker.daemon('default');
     console.log(`   worker stopped: ${result.reason}, status ${result.status}`);
@@ -82,10 +99,20 @@ async function main(): Promise<void> {
       await job.delete();
 
       step("8. larq dispatches an encrypted job; Laravel's real worker runs it");
-      await queue.push({ command: SendWelcomeEmail.make({ to: 'edsger@example.com', subject: 'Secret', meta: { card: '4242' } }), encrypt: true });
+      await queue.push({
+        command: SendWelcomeEmail.make({ to: 'edsger@example.com', subject: 'Secret', meta: { card: '4242' } }),
+        encrypt: true,
+      });
       await show(client);
       const record = runPhp('worker.php', ['--stop-when-empty', '--sleep=0.1'], url, true);
-      console.log('   Laravel handle() received:', record.trim().split('\n').map((l) => summary(JSON.parse(l).description)).join('\n'));
+      console.log(
+        '   Laravel handle() received:',
+        record
+          .trim()
+          .split('\n')
+          .map((l) => summary(JSON.parse(l).description))
+          .join('\n'),
+      );
       await show(client);
     }
     step('Done.');
@@ -130,13 +157,24 @@ function summary(d: { props: { name: string; visibility: string; value: unknown 
 }
 
 function phpAvailable(): boolean {
-  return spawnSync('php', ['-r', 'exit(is_file("/usr/share/php/Illuminate/autoload.php") && extension_loaded("redis") ? 0 : 1);']).status === 0;
+  return (
+    spawnSync('php', [
+      '-r',
+      'exit(is_file("/usr/share/php/Illuminate/autoload.php") && extension_loaded("redis") ? 0 : 1);',
+    ]).status === 0
+  );
 }
 
 function runPhp(script: string, args: string[], url: string, record = false): string {
   const { port } = new URL(url);
   const recordFile = join(tmpdir(), `larq-demo-${process.pid}.jsonl`);
-  const env = { ...process.env, LARQ_REDIS_PORT: port || '6379', LARQ_PREFIX: PREFIX, LARQ_APP_KEY: APP_KEY, LARQ_RECORD: recordFile };
+  const env = {
+    ...process.env,
+    LARQ_REDIS_PORT: port || '6379',
+    LARQ_PREFIX: PREFIX,
+    LARQ_APP_KEY: APP_KEY,
+    LARQ_RECORD: recordFile,
+  };
   const run = spawnSync('php', [join(PHP_DIR, script), ...args], { env, encoding: 'utf8', timeout: 60000 });
   if (run.status !== 0) throw new Error(`php ${script} failed: ${run.stderr}`);
   if (!record) return run.stdout;
@@ -156,7 +194,11 @@ async function redis(): Promise<{ url: string; stop: () => void }> {
       s.close(() => resolve(p));
     });
   });
-  const proc: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   proc.on('error', () => {
     console.error('redis-server is not installed: run `bash scripts/setup`, or set REDIS_URL');
     process.exit(1);
@@ -165,7 +207,10 @@ async function redis(): Promise<{ url: string; stop: () => void }> {
   for (let i = 0; i < 100; i++) {
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
     probe.on('error', () => undefined);
-    const ok = await probe.connect().then(() => probe.ping(), () => null);
+    const ok = await probe.connect().then(
+      () => probe.ping(),
+      () => null,
+    );
     probe.disconnect();
     if (ok) break;
     await sleep(50);

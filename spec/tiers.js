@@ -27,7 +27,10 @@ const slow = [
 ];
 
 const tiers = {
-  unit: { spec: ['spec/unit/**/*.spec.ts', 'spec/compat/**/*.spec.ts'], ignore: [...needsPhp, ...needsRedis, ...compiles] },
+  unit: {
+    spec: ['spec/unit/**/*.spec.ts', 'spec/compat/**/*.spec.ts'],
+    ignore: [...needsPhp, ...needsRedis, ...compiles],
+  },
   integration: { spec: ['spec/integration/**/*.spec.ts', ...needsRedis], ignore: slow },
   interop: { spec: ['spec/interop/**/*.spec.ts', ...needsPhp], ignore: [] },
   slow: { spec: [...slow, ...compiles], ignore: [] },
@@ -35,7 +38,8 @@ const tiers = {
 
 /** The spec globs and ignores of `tier` ('all': every tier). */
 function select(tier) {
-  if (tier === 'all') return { spec: Object.values(tiers).flatMap((t) => t.spec.filter((s) => s.includes('*'))), ignore: [] };
+  if (tier === 'all')
+    return { spec: Object.values(tiers).flatMap((t) => t.spec.filter((s) => s.includes('*'))), ignore: [] };
   const chosen = tiers[tier];
   if (chosen === undefined) throw new Error(`LARQ_TIER=${tier}: expected one of all, ${Object.keys(tiers).join(', ')}`);
   return chosen;

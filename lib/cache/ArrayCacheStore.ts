@@ -2,7 +2,14 @@
 // values kept as given, expiry checked on read against an injectable clock, locks held in a map.
 // Nothing is shared with PHP or with other processes.
 import { type Clock, systemClock } from '../clock';
-import { type CacheLock, type CacheStore, getEach, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
+import {
+  type CacheLock,
+  type CacheStore,
+  getEach,
+  integerStep,
+  rejectUnknownOptions,
+  wholeSeconds,
+} from './CacheStore';
 import { Lock } from './Lock';
 import { type CacheValue, phpIntCast } from './scalar';
 

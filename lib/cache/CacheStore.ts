@@ -79,7 +79,10 @@ export function integerStep(by: number): number {
  * Laravel's RetrievesMultipleKeys: `many` as one `get` per key, in order, for stores without a bulk read
  * (the array and database stores).
  */
-export async function getEach(store: Pick<CacheStore, 'get'>, keys: readonly string[]): Promise<Map<string, CacheValue>> {
+export async function getEach(
+  store: Pick<CacheStore, 'get'>,
+  keys: readonly string[],
+): Promise<Map<string, CacheValue>> {
   const out = new Map<string, CacheValue>();
   for (const key of keys) out.set(key, await store.get(key));
   return out;

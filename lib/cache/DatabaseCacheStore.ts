@@ -6,7 +6,14 @@
 import { type Clock, systemClock, unixSeconds } from '../clock';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { connectSql, isUniqueViolation, type SqlClient, type SqlConnectionConfig, type SqlDialect } from '../sql';
-import { type CacheLock, type CacheStore, getEach, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
+import {
+  type CacheLock,
+  type CacheStore,
+  getEach,
+  integerStep,
+  rejectUnknownOptions,
+  wholeSeconds,
+} from './CacheStore';
 import { Lock } from './Lock';
 import { checkLaravelVersion, laravelCachePrefix, type CacheLaravelVersion } from './prefix';
 import { type CacheValue, isPhpNumeric, phpIntCast, serializeScalar, unserializeScalar } from './scalar';
@@ -38,7 +45,16 @@ export interface DatabaseCacheStoreOptions {
   clock?: Clock;
 }
 
-const DATABASE_OPTIONS = ['connection', 'table', 'lockTable', 'cachePrefix', 'appName', 'laravel', 'lockLottery', 'clock'];
+const DATABASE_OPTIONS = [
+  'connection',
+  'table',
+  'lockTable',
+  'cachePrefix',
+  'appName',
+  'laravel',
+  'lockLottery',
+  'clock',
+];
 
 /** The statements of the store and its locks, written once for the connection's dialect. */
 type Statements = ReturnType<typeof statements>;
@@ -46,7 +62,14 @@ type Statements = ReturnType<typeof statements>;
 function statements(sql: SqlClient, table: string, lockTable: string) {
   const q = (name: string) => sql.quote(name);
   const p = (n: number) => sql.param(n);
-  const [cache, locks, key, value, expiration, owner] = [q(table), q(lockTable), q('key'), q('value'), q('expiration'), q('owner')];
+  const [cache, locks, key, value, expiration, owner] = [
+    q(table),
+    q(lockTable),
+    q('key'),
+    q('value'),
+    q('expiration'),
+    q('owner'),
+  ];
   const select = `select ${value}, ${expiration} from ${cache} where ${key} = ${p(1)}`;
   return {
     /** [key] */
@@ -92,13 +115,19 @@ export class DatabaseCacheStore implements CacheStore {
   private readonly lottery: readonly [number, number];
 
   constructor(options: DatabaseCacheStoreOptions) {
-    if (typeof options !== 'object' || options === null || options.connection === undefined) throw new InvalidOptionError('connection', 'is required');
+    if (typeof options !== 'object' || options === null || options.connection === undefined)
+      throw new InvalidOptionError('connection', 'is required');
     rejectUnknownOptions(options, DATABASE_OPTIONS, 'DatabaseCacheStore');
     const laravel = checkLaravelVersion(options.laravel ?? 13);
     const cachePrefix = options.cachePrefix ?? laravelCachePrefix(options.appName ?? 'Laravel', laravel);
     if (typeof cachePrefix !== 'string') throw new InvalidOptionError('cachePrefix', 'must be a string or null');
     const lottery = options.lockLottery ?? [2, 100];
-    if (!Array.isArray(lottery) || lottery.length !== 2 || !lottery.every((n) => Number.isInteger(n) && n >= 0) || lottery[1] < 1) {
+    if (
+      !Array.isArray(lottery) ||
+      lottery.length !== 2 ||
+      !lottery.every((n) => Number.isInteger(n) && n >= 0) ||
+      lottery[1] < 1
+    ) {
       throw new InvalidOptionError('lockLottery', 'must be [chances, outOf] with whole numbers, outOf >= 1');
     }
     this.cachePrefix = cachePrefix;
@@ -144,7 +173,11 @@ export class DatabaseCacheStore implements CacheStore {
 
   // DatabaseStore::put: try the insert; when the key exists, update value and expiration instead.
   private async write(key: string, value: CacheValue, seconds: number): Promise<boolean> {
-    const [prefixed, encoded, expiration] = [this.cachePrefix + key, encodeRow(this.sql.dialect, value), this.now() + seconds];
+    const [prefixed, encoded, expiration] = [
+      this.cachePrefix + key,
+      encodeRow(this.sql.dialect, value),
+      this.now() + seconds,
+    ];
     try {
       await this.sql.execute(this.statements.insert, [prefixed, encoded, expiration]);
       return true;
@@ -278,7 +311,8 @@ function encodeRow(dialect: SqlDialect, value: CacheValue): string {
 function decodeRow(dialect: SqlDialect, raw: unknown): CacheValue {
   let bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
   // PostgreSQL rows without ':' and ';' are base64 (see encodeRow).
-  if (dialect === 'pgsql' && !bytes.includes(':') && !bytes.includes(';')) bytes = Buffer.from(bytes.toString('latin1'), 'base64');
+  if (dialect === 'pgsql' && !bytes.includes(':') && !bytes.includes(';'))
+    bytes = Buffer.from(bytes.toString('latin1'), 'base64');
   const read = unserializeScalar(bytes);
   return read.ok ? read.value : bytes.toString('utf8');
 }

@@ -9,7 +9,13 @@ import { defineScripts, scripts } from '../redis/scripts';
 import { ioredisKeyPrefix, isClient, type RedisConnection } from '../RedisQueueOptions';
 import { type CacheLock, type CacheStore, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
 import { Lock } from './Lock';
-import { checkLaravelVersion, laravelCachePrefix, laravelRedisPrefix, redisCacheKeyPrefix, type CacheLaravelVersion } from './prefix';
+import {
+  checkLaravelVersion,
+  laravelCachePrefix,
+  laravelRedisPrefix,
+  redisCacheKeyPrefix,
+  type CacheLaravelVersion,
+} from './prefix';
 import { type CacheValue, isPhpNumeric, numericValue, serializeScalar, unserializeScalar } from './scalar';
 
 /** Options of a {@link RedisCacheStore}; all optional. */
@@ -44,31 +50,50 @@ export interface RedisCacheLayout {
 
 type Client = Redis | Cluster;
 
-
 // Opens (or adopts) one connection. `database` (explicit) wins, then the URL's or options' own
 // database, then `fallbackDb`; a caller's client is used as it is and only checked.
-function connect(option: string, c: RedisConnection, database: number | null, fallbackDb: number): { client: Client; owned: boolean } {
-  if (typeof c !== 'string' && (typeof c !== 'object' || c === null)) throw new InvalidOptionError(option, 'must be a URL, ioredis options or an ioredis client');
-  if (ioredisKeyPrefix(c)) throw new InvalidOptionError(option, 'must not set an ioredis keyPrefix; use the prefix option');
+function connect(
+  option: string,
+  c: RedisConnection,
+  database: number | null,
+  fallbackDb: number,
+): { client: Client; owned: boolean } {
+  if (typeof c !== 'string' && (typeof c !== 'object' || c === null))
+    throw new InvalidOptionError(option, 'must be a URL, ioredis options or an ioredis client');
+  if (ioredisKeyPrefix(c))
+    throw new InvalidOptionError(option, 'must not set an ioredis keyPrefix; use the prefix option');
   if (isClient(c) && c.isCluster) {
     // A cluster has database 0 only and refuses SELECT: ioredis would send one on every node connection.
     const nodeDb = (c.options as { redisOptions?: { db?: number } }).redisOptions?.db ?? 0;
-    if (nodeDb !== 0) throw new InvalidOptionError(option, `selects database ${nodeDb} on its nodes, but a Redis Cluster has only database 0`);
-    if (database !== null && database !== 0) throw new InvalidOptionError('database', `is ${database}, but the given client is a Redis Cluster, and a cluster has only database 0`);
+    if (nodeDb !== 0)
+      throw new InvalidOptionError(
+        option,
+        `selects database ${nodeDb} on its nodes, but a Redis Cluster has only database 0`,
+      );
+    if (database !== null && database !== 0)
+      throw new InvalidOptionError(
+        'database',
+        `is ${database}, but the given client is a Redis Cluster, and a cluster has only database 0`,
+      );
     return { client: c, owned: false };
   }
   if (isClient(c)) {
     const db = (c.options as { db?: number }).db ?? 0;
-    if (database !== null && db !== database) throw new InvalidOptionError('database', `is ${database} but the given client uses database ${db}`);
+    if (database !== null && db !== database)
+      throw new InvalidOptionError('database', `is ${database} but the given client uses database ${db}`);
     return { client: c, owned: false };
   }
   if (typeof c === 'string') {
     // ioredis lets a URL's /db win over an options object, so a conflicting pair is refused instead.
     const urlDb = /^\/(\d+)/.exec(URL.canParse(c) ? new URL(c).pathname : '');
-    if (urlDb && database !== null && Number(urlDb[1]) !== database) throw new InvalidOptionError('database', `is ${database} but the URL selects database ${urlDb[1]}`);
+    if (urlDb && database !== null && Number(urlDb[1]) !== database)
+      throw new InvalidOptionError('database', `is ${database} but the URL selects database ${urlDb[1]}`);
     return { client: new Redis(c, { db: database ?? (urlDb ? Number(urlDb[1]) : fallbackDb) }), owned: true };
   }
-  return { client: new Redis({ ...(c as RedisOptions), db: database ?? (c as RedisOptions).db ?? fallbackDb }), owned: true };
+  return {
+    client: new Redis({ ...(c as RedisOptions), db: database ?? (c as RedisOptions).db ?? fallbackDb }),
+    owned: true,
+  };
 }
 
 const REDIS_OPTIONS = ['connection', 'prefix', 'cachePrefix', 'appName', 'laravel', 'database', 'lockConnection'];
@@ -91,7 +116,8 @@ export class RedisCacheStore implements CacheStore {
     if (typeof prefix !== 'string') throw new InvalidOptionError('prefix', 'must be a string or null');
     if (typeof cachePrefix !== 'string') throw new InvalidOptionError('cachePrefix', 'must be a string or null');
     const database = options.database ?? null;
-    if (database !== null && !(Number.isInteger(database) && database >= 0)) throw new InvalidOptionError('database', 'must be an integer >= 0');
+    if (database !== null && !(Number.isInteger(database) && database >= 0))
+      throw new InvalidOptionError('database', 'must be an integer >= 0');
     this.layout = Object.freeze({ prefix, cachePrefix, keyPrefix: redisCacheKeyPrefix(cachePrefix, laravel), laravel });
 
     // The cache connection defaults to database 1 (REDIS_CACHE_DB); locks to the skeleton's `default`
@@ -139,7 +165,9 @@ export class RedisCacheStore implements CacheStore {
     const physical = keys.map((k) => this.key(k));
     const values: (Buffer | null)[] = [];
     if (this.client.isCluster) values.push(...(await Promise.all(physical.map((k) => this.client.getBuffer(k)))));
-    else for (const slice of slices(physical, MAX_COMMAND_ARGUMENTS - 1)) values.push(...(await this.client.mgetBuffer(...slice)));
+    else
+      for (const slice of slices(physical, MAX_COMMAND_ARGUMENTS - 1))
+        values.push(...(await this.client.mgetBuffer(...slice)));
     return new Map(keys.map((k, i) => [k, decode(values[i] ?? null)]));
   }
 
@@ -171,7 +199,8 @@ export class RedisCacheStore implements CacheStore {
       return await this.client.incrby(this.key(key), integerStep(by));
     } catch (e) {
       // Redis refuses anything but an integer (a serialized value, a float): same error as the other stores.
-      if (e instanceof Error && /not an integer/.test(e.message)) throw new CacheValueError(key, 'cannot increment a value that is not an integer', { cause: e });
+      if (e instanceof Error && /not an integer/.test(e.message))
+        throw new CacheValueError(key, 'cannot increment a value that is not an integer', { cause: e });
       throw e;
     }
   }
@@ -205,7 +234,8 @@ class RedisCacheLock extends Lock {
   }
 
   async acquire(): Promise<boolean> {
-    if (this.seconds > 0) return (await this.client.set(this.physicalKey, this.owner, 'EX', this.seconds, 'NX')) === 'OK';
+    if (this.seconds > 0)
+      return (await this.client.set(this.physicalKey, this.owner, 'EX', this.seconds, 'NX')) === 'OK';
     return (await this.client.setnx(this.physicalKey, this.owner)) === 1;
   }
 

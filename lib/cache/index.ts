@@ -29,7 +29,8 @@ export function createCacheStore(config: { driver: 'database' } & DatabaseCacheS
 export function createCacheStore(config: { driver: 'array' } & ArrayCacheStoreOptions): ArrayCacheStore;
 export function createCacheStore(config: CacheConfig): CacheStore;
 export function createCacheStore(config: CacheConfig): CacheStore {
-  if (typeof config !== 'object' || config === null) throw new InvalidOptionError('driver', "config must be an object with driver 'redis', 'database' or 'array'");
+  if (typeof config !== 'object' || config === null)
+    throw new InvalidOptionError('driver', "config must be an object with driver 'redis', 'database' or 'array'");
   const { driver, ...options } = config;
   switch (driver) {
     case 'redis':

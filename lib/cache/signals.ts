@@ -54,7 +54,12 @@ export async function isPausedGlobally(store: Pick<CacheStore, 'get'>): Promise<
 }
 
 /** `Queue::pause` (forever) or `Queue::pauseFor` (`ttlSeconds`): stores `true` (`b:1;`) under the pause key. */
-export async function pauseQueue(store: Pick<CacheStore, 'put' | 'forever'>, connection: string, queue: string, ttlSeconds?: number): Promise<void> {
+export async function pauseQueue(
+  store: Pick<CacheStore, 'put' | 'forever'>,
+  connection: string,
+  queue: string,
+  ttlSeconds?: number,
+): Promise<void> {
   const key = pausedKey(connection, queue);
   if (ttlSeconds === undefined) await store.forever(key, true);
   else await store.put(key, true, ttlSeconds);
@@ -70,7 +75,10 @@ export async function resumeQueue(store: Pick<CacheStore, 'forget'>, connection:
  * put 0 for a day (SETEX 86400 under Redis), then increment and return the new count. The caller fails
  * the job and forgets the key once `maxExceptions <= count`.
  */
-export async function countJobException(store: Pick<CacheStore, 'get' | 'put' | 'increment'>, uuid: string): Promise<number> {
+export async function countJobException(
+  store: Pick<CacheStore, 'get' | 'put' | 'increment'>,
+  uuid: string,
+): Promise<number> {
   const key = exceptionsKey(uuid);
   if (!phpTruthy(await store.get(key))) await store.put(key, 0, EXCEPTIONS_TTL_SECONDS);
   return store.increment(key);

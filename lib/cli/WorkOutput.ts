@@ -57,13 +57,22 @@ export class WorkOutput {
       // A job that failed itself also fires JobProcessed: its FAIL line was written already. One released
       // without an exception (put back for a PHP worker by --unknown-jobs=release, or by its handler) did
       // not get done: it is shown as RELEASED.
-      worker.on('JobProcessed', (e) => this.startedAt.has(e.job) && !e.job.hasFailed() && this.job(e.job, e.job.isReleased() && !this.options.json ? 'released' : 'success'));
+      worker.on(
+        'JobProcessed',
+        (e) =>
+          this.startedAt.has(e.job) &&
+          !e.job.hasFailed() &&
+          this.job(e.job, e.job.isReleased() && !this.options.json ? 'released' : 'success'),
+      );
     }
     // A string job's handler settles the job itself, as a PHP `fire`/`handle` method must; one that
     // returned without doing so stays reserved and runs again after retry_after.
     worker.on('JobProcessed', (e) => {
       if (!e.job.isDeletedOrReleased() && !e.job.hasFailed() && isStringJob(e.job)) {
-        this.note(e.job, 'returned without delete() or release(): it stays reserved and runs again after retry_after (call ctx.delete() when done)');
+        this.note(
+          e.job,
+          'returned without delete() or release(): it stays reserved and runs again after retry_after (call ctx.delete() when done)',
+        );
       }
     });
     worker.on('JobReleasedAfterException', (e) => {
@@ -79,7 +88,11 @@ export class WorkOutput {
     // already and one about to be released is noted next; one that settled itself first is noted here.
     worker.on('JobExceptionOccurred', (e) => {
       reported.add(e.exception);
-      if (!e.job.hasFailed() && e.job.isDeletedOrReleased()) this.note(e.job, `threw after it ${e.job.isDeleted() ? 'deleted' : 'released'} itself: ${firstLine(e.exception)}`);
+      if (!e.job.hasFailed() && e.job.isDeletedOrReleased())
+        this.note(
+          e.job,
+          `threw after it ${e.job.isDeleted() ? 'deleted' : 'released'} itself: ${firstLine(e.exception)}`,
+        );
     });
     return reported;
   }
@@ -89,11 +102,21 @@ export class WorkOutput {
     return this.options.colors ? `\x1b[${bold ? '1;' : ''}${COLOR[color]}m${text}\x1b[0m` : text;
   }
 
-  private job(job: RedisJob, status: 'starting' | 'success' | 'released' | 'released_after_exception' | 'failed', exception?: Error): void {
+  private job(
+    job: RedisJob,
+    status: 'starting' | 'success' | 'released' | 'released_after_exception' | 'failed',
+    exception?: Error,
+  ): void {
     if (this.options.json) return this.jsonLine(job, status, exception);
     const name = printable(job.resolveName());
-    const [id, connection, queue] = [printable(job.getJobId() ?? ''), printable(job.getConnectionName()), printable(job.getQueue())];
-    const details = this.options.verbose ? ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}` : '';
+    const [id, connection, queue] = [
+      printable(job.getJobId() ?? ''),
+      printable(job.getConnectionName()),
+      printable(job.getQueue()),
+    ];
+    const details = this.options.verbose
+      ? ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}`
+      : '';
     const detailsWidth = this.options.verbose ? id.length + connection.length + queue.length + 2 : 0;
     const head = `  ${this.paint(formatDateTime(Date.now(), this.options.timezone), 'gray')} ${name}${details}`;
     if (status === 'starting') {
@@ -105,21 +128,39 @@ export class WorkOutput {
     const runTime = runTimeForHumans(performance.now() - (this.startedAt.get(job) ?? performance.now()));
     this.startedAt.delete(job);
     const memory = this.options.verbose ? `${(process.memoryUsage().rss / 1024 / 1024).toFixed(1)}MB` : '';
-    const dots = Math.max(this.options.width - name.length - (this.options.verbose ? detailsWidth + memory.length + 1 : 0) - runTime.length - 31 - (status === 'released' ? 'RELEASED'.length - 'DONE'.length : 0), 0);
+    const dots = Math.max(
+      this.options.width -
+        name.length -
+        (this.options.verbose ? detailsWidth + memory.length + 1 : 0) -
+        runTime.length -
+        31 -
+        (status === 'released' ? 'RELEASED'.length - 'DONE'.length : 0),
+      0,
+    );
     const result =
-      status === 'success' ? this.paint('DONE', 'green', true) : status === 'released' ? this.paint('RELEASED', 'yellow', true) : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
-    this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`);
+      status === 'success'
+        ? this.paint('DONE', 'green', true)
+        : status === 'released'
+          ? this.paint('RELEASED', 'yellow', true)
+          : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
+    this.io.out(
+      `${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`,
+    );
   }
 
   // writeQueueStatus: `  <time> Queue <name> PAUSED|RESUMED`, or a JSON line.
   private queueStatus(queue: string, status: 'paused' | 'resumed'): void {
     const now = Date.now();
     if (this.options.json) {
-      this.io.out(printableJson({ level: 'warning', queue, status, timestamp: isoTimestamp(now, this.options.timezone) }));
+      this.io.out(
+        printableJson({ level: 'warning', queue, status, timestamp: isoTimestamp(now, this.options.timezone) }),
+      );
       return;
     }
     const label = status === 'paused' ? this.paint('PAUSED', 'yellow', true) : this.paint('RESUMED', 'green', true);
-    this.io.out(`  ${this.paint(formatDateTime(now, this.options.timezone), 'gray')} Queue ${this.paint(printable(queue), 'blue')} ${label}`);
+    this.io.out(
+      `  ${this.paint(formatDateTime(now, this.options.timezone), 'gray')} Queue ${this.paint(printable(queue), 'blue')} ${label}`,
+    );
   }
 
   // artisan's --json fields, empty ones left out as array_filter leaves them out.
@@ -139,7 +180,8 @@ export class WorkOutput {
       message: exception ? exception.message : null,
       timestamp: isoTimestamp(now, this.options.timezone),
     };
-    for (const [key, value] of Object.entries(log)) if (value === '' || value === null || value === undefined || value === 0) delete log[key];
+    for (const [key, value] of Object.entries(log))
+      if (value === '' || value === null || value === undefined || value === 0) delete log[key];
     if (status === 'starting') this.startedAt.set(job, performance.now());
     else {
       log.duration = Math.round((performance.now() - (this.startedAt.get(job) ?? performance.now())) * 1000) / 1e6;
@@ -152,7 +194,9 @@ export class WorkOutput {
   private note(job: RedisJob, what: string): void {
     if (this.options.json) return;
     const uuid = job.uuid();
-    this.io.err(printable(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`));
+    this.io.err(
+      printable(`larq work: ${job.resolveName()}${uuid ? ` [${uuid}]` : ''} (attempt ${job.attempts()}) ${what}`),
+    );
   }
 }
 
@@ -176,7 +220,17 @@ function runTimeForHumans(ms: number): string {
 // `Y-m-d\TH:i:s.uP` in the app's timezone, as artisan's JSON lines stamp them.
 function isoTimestamp(ms: number, timezone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'longOffset',
+    })
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
   );

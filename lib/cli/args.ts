@@ -78,7 +78,9 @@ export function parse(command: Command, argv: string[]): Parsed {
   const { min, max, what } = command.positionals;
   if (p.positionals.length > max) {
     const extra = p.positionals[max];
-    throw new UsageError(`larq ${name}: unexpected argument "${extra}"${max === 0 ? ` (larq ${name} takes no arguments)` : ` (it takes ${what})`}`);
+    throw new UsageError(
+      `larq ${name}: unexpected argument "${extra}"${max === 0 ? ` (larq ${name} takes no arguments)` : ` (it takes ${what})`}`,
+    );
   }
   if (p.positionals.length < min) throw new UsageError(`larq ${name}: missing ${what} (see larq ${name} --help)`);
   return p;
@@ -115,7 +117,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length];
@@ -133,7 +136,9 @@ export function numberFlag(p: Parsed, name: string, fallback: number, { min = 0,
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < min || (!fractional && !Number.isInteger(n))) {
-    throw new UsageError(`larq ${p.command}: --${name} must be ${fractional ? 'a number' : 'a whole number'} >= ${min}, got "${raw}"`);
+    throw new UsageError(
+      `larq ${p.command}: --${name} must be ${fractional ? 'a number' : 'a whole number'} >= ${min}, got "${raw}"`,
+    );
   }
   return n;
 }
@@ -141,11 +146,13 @@ export function numberFlag(p: Parsed, name: string, fallback: number, { min = 0,
 /** Checks the global flags and builds the configuration: --app/--env (or ./.env), the environment, then overrides. */
 export function configFor(p: Parsed, processEnv: NodeJS.ProcessEnv = process.env): CliConfig {
   const app = stringFlag(p, 'app');
-  if (app !== undefined && !(existsSync(app) && statSync(app).isDirectory())) throw new UsageError(`larq ${p.command}: --app=${app} is not a directory`);
+  if (app !== undefined && !(existsSync(app) && statSync(app).isDirectory()))
+    throw new UsageError(`larq ${p.command}: --app=${app} is not a directory`);
   // Run from a Laravel app's root, larq reads its .env as artisan would.
   const implicit = join(resolve(app ?? '.'), '.env');
   const envFile = stringFlag(p, 'env') ?? (existsSync(implicit) ? implicit : undefined);
-  if (stringFlag(p, 'env') !== undefined && !existsSync(envFile!)) throw new UsageError(`larq ${p.command}: --env=${envFile} does not exist`);
+  if (stringFlag(p, 'env') !== undefined && !existsSync(envFile!))
+    throw new UsageError(`larq ${p.command}: --env=${envFile} does not exist`);
   const laravelText = stringFlag(p, 'laravel');
   let laravel: LaravelVersion | undefined;
   try {
@@ -154,8 +161,16 @@ export function configFor(p: Parsed, processEnv: NodeJS.ProcessEnv = process.env
     throw new UsageError(`larq ${p.command}: --laravel ${LARAVEL_VERSION_RULE}, got "${laravelText}"`);
   }
   const redisUrl = stringFlag(p, 'redis-url');
-  if (redisUrl !== undefined && !/^(rediss?|tls):\/\/./.test(redisUrl)) throw new UsageError(`larq ${p.command}: --redis-url must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+  if (redisUrl !== undefined && !/^(rediss?|tls):\/\/./.test(redisUrl))
+    throw new UsageError(`larq ${p.command}: --redis-url must be a redis:// or rediss:// URL, got "${redisUrl}"`);
   const readTimeout = stringFlag(p, 'redis-read-timeout');
-  if (readTimeout !== undefined && !/^\d+(\.\d+)?$/.test(readTimeout)) throw new UsageError(`larq ${p.command}: --redis-read-timeout must be seconds, got "${readTimeout}"`);
-  return configFromEnv(loadEnvironment(envFile, processEnv), { app, prefix: stringFlag(p, 'prefix'), redisUrl, laravel, ...(readTimeout !== undefined ? { readTimeout: Number(readTimeout) } : {}) });
+  if (readTimeout !== undefined && !/^\d+(\.\d+)?$/.test(readTimeout))
+    throw new UsageError(`larq ${p.command}: --redis-read-timeout must be seconds, got "${readTimeout}"`);
+  return configFromEnv(loadEnvironment(envFile, processEnv), {
+    app,
+    prefix: stringFlag(p, 'prefix'),
+    redisUrl,
+    laravel,
+    ...(readTimeout !== undefined ? { readTimeout: Number(readTimeout) } : {}),
+  });
 }

@@ -16,7 +16,10 @@ export interface WorkSettings {
 
 /** artisan's two-column detail lines: `  Name ....... value`. */
 export function detailLines(rows: [string, string][], width = 100): string[] {
-  return rows.map(([name, value]) => `  ${name} ${'.'.repeat(Math.max(3, Math.min(width, 100) - name.length - value.length - 6))} ${value}`);
+  return rows.map(
+    ([name, value]) =>
+      `  ${name} ${'.'.repeat(Math.max(3, Math.min(width, 100) - name.length - value.length - 6))} ${value}`,
+  );
 }
 
 /** The start-up banner's rows: Redis, prefix, Laravel version, queues, handlers, stores and timeouts. */
@@ -29,12 +32,22 @@ export function workBannerRows(config: CliConfig, settings: WorkSettings): [stri
     ['Laravel', `${config.release.major}.${config.release.minor} (${config.laravelSource})`],
     ['Queues', settings.queues],
     ['Handles', handled.length > 0 ? handled.join(', ') : 'no job classes'],
-    ['Other jobs', h.unknownJobs === 'fail' ? 'failed into the failed-job store (--unknown-jobs=release to leave them to PHP)' : `released for another worker after ${h.unknownJobs.release}s`],
+    [
+      'Other jobs',
+      h.unknownJobs === 'fail'
+        ? 'failed into the failed-job store (--unknown-jobs=release to leave them to PHP)'
+        : `released for another worker after ${h.unknownJobs.release}s`,
+    ],
     ['Failed jobs', describeFailedStore(config)],
     ['Cache', config.cache === undefined ? `none: ${config.cacheNote ?? ''}` : describeCache(config)],
-    ['Timeout', settings.timeout > 0 ? `${settings.timeout}s per job unless the job sets its own` : 'none (--timeout=0)'],
+    [
+      'Timeout',
+      settings.timeout > 0 ? `${settings.timeout}s per job unless the job sets its own` : 'none (--timeout=0)',
+    ],
     ['Concurrency', String(settings.concurrency)],
-    ...(config.horizon ? [['Horizon', `"${config.horizon.prefix}" (${config.horizon.source})`] as [string, string]] : []),
+    ...(config.horizon
+      ? [['Horizon', `"${config.horizon.prefix}" (${config.horizon.source})`] as [string, string]]
+      : []),
   ];
 }
 

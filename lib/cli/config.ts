@@ -15,7 +15,15 @@ import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { DEFAULT_REDIS_QUEUE_OPTIONS } from '../RedisQueueOptions';
 import { laravelVersionOfApp } from './appVersion';
-import { clusterConnection, hostPorts, sentinelConnection, socketConnection, usesTls, type CliRedisTls, type HostPort } from './redisConnection';
+import {
+  clusterConnection,
+  hostPorts,
+  sentinelConnection,
+  socketConnection,
+  usesTls,
+  type CliRedisTls,
+  type HostPort,
+} from './redisConnection';
 import { laravelEnv, type LaravelEnv } from './dotenv';
 import type { SqlConnectionConfig } from '../sql';
 
@@ -89,7 +97,17 @@ export interface GlobalOverrides {
 }
 
 /** Queue drivers of Laravel that are not Redis: a connection with one of these names is refused. */
-export const NON_REDIS_DRIVERS: readonly string[] = Object.freeze(['sync', 'database', 'beanstalkd', 'sqs', 'null', 'deferred', 'background', 'failover', 'rabbitmq']);
+export const NON_REDIS_DRIVERS: readonly string[] = Object.freeze([
+  'sync',
+  'database',
+  'beanstalkd',
+  'sqs',
+  'null',
+  'deferred',
+  'background',
+  'failover',
+  'rabbitmq',
+]);
 
 /** Build the configuration from a Laravel environment (see the table above). */
 export function configFromEnv(vars: Record<string, string>, overrides: GlobalOverrides = {}): CliConfig {
@@ -106,15 +124,25 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
       ? [overrides.prefix, '--prefix']
       : env.prefix('REDIS_PREFIX') !== undefined
         ? [env.prefix('REDIS_PREFIX')!, 'REDIS_PREFIX']
-        : [laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME'), `derived from APP_NAME as the Laravel ${laravel >= 13 ? '13' : '8-12'} skeleton does`];
+        : [
+            laravelPrefix(appName, laravel >= 13 ? 13 : 8, 'APP_NAME'),
+            `derived from APP_NAME as the Laravel ${laravel >= 13 ? '13' : '8-12'} skeleton does`,
+          ];
   const redisBase = overrides.redisUrl ?? env.get('REDIS_URL');
   const redisDb = (connection: string, option: string) => {
     if (connection === 'default') return env.int('REDIS_DB', 0);
     if (connection === 'cache') return env.int('REDIS_CACHE_DB', 1);
-    throw new InvalidOptionError(option, `is "${connection}"; larq knows the skeleton's Redis connections "default" and "cache"`);
+    throw new InvalidOptionError(
+      option,
+      `is "${connection}"; larq knows the skeleton's Redis connections "default" and "cache"`,
+    );
   };
   const queue: CliQueueConfig = {
-    connection: redisUrl(env, redisBase, redisDb(env.get('REDIS_QUEUE_CONNECTION') ?? 'default', 'REDIS_QUEUE_CONNECTION')),
+    connection: redisUrl(
+      env,
+      redisBase,
+      redisDb(env.get('REDIS_QUEUE_CONNECTION') ?? 'default', 'REDIS_QUEUE_CONNECTION'),
+    ),
     prefix,
     laravel: release.version,
     appName,
@@ -124,14 +152,39 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     encrypter: encrypter(env),
     // a 13.5+ peer on a cluster connection wraps queue names in a hash tag (RedisQueue's cluster option)
     cluster: env.get('LARQ_REDIS_CLUSTER') !== undefined,
-    readTimeout: readTimeout(overrides.readTimeout ?? env.number('LARQ_REDIS_READ_TIMEOUT', DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout as number), overrides.readTimeout !== undefined ? '--redis-read-timeout' : 'LARQ_REDIS_READ_TIMEOUT'),
+    readTimeout: readTimeout(
+      overrides.readTimeout ?? env.number('LARQ_REDIS_READ_TIMEOUT', DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout as number),
+      overrides.readTimeout !== undefined ? '--redis-read-timeout' : 'LARQ_REDIS_READ_TIMEOUT',
+    ),
   };
   const database = databaseConfig(env, appDir, modern);
   const failed = failedConfig(env, database, appDir, timezone);
   // the skeleton's app.maintenance (11+; earlier apps have only the file)
-  const maintenance = { driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file', store: env.get('APP_MAINTENANCE_STORE') ?? 'database' };
-  const redisTls = { ca: env.get('LARQ_REDIS_CA'), cert: env.get('LARQ_REDIS_CERT'), key: env.get('LARQ_REDIS_KEY'), servername: env.get('LARQ_REDIS_SERVERNAME') };
-  const config: CliConfig = { appDir, laravel, release, laravelSource, prefixSource, database, maintenance, redisTls, env: Object.freeze({ ...vars }), timezone, defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis', queue, failed };
+  const maintenance = {
+    driver: (modern && env.get('APP_MAINTENANCE_DRIVER')) || 'file',
+    store: env.get('APP_MAINTENANCE_STORE') ?? 'database',
+  };
+  const redisTls = {
+    ca: env.get('LARQ_REDIS_CA'),
+    cert: env.get('LARQ_REDIS_CERT'),
+    key: env.get('LARQ_REDIS_KEY'),
+    servername: env.get('LARQ_REDIS_SERVERNAME'),
+  };
+  const config: CliConfig = {
+    appDir,
+    laravel,
+    release,
+    laravelSource,
+    prefixSource,
+    database,
+    maintenance,
+    redisTls,
+    env: Object.freeze({ ...vars }),
+    timezone,
+    defaultConnection: env.get('QUEUE_CONNECTION') ?? 'redis',
+    queue,
+    failed,
+  };
   const horizon = horizonConfig(env, appDir, appName);
   if (horizon !== undefined) config.horizon = horizon;
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
@@ -142,9 +195,18 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   if (store === 'redis') {
     const cacheDb = redisDb(env.get('REDIS_CACHE_CONNECTION') ?? 'cache', 'REDIS_CACHE_CONNECTION');
     const lockDb = redisDb(env.get('REDIS_CACHE_LOCK_CONNECTION') ?? 'default', 'REDIS_CACHE_LOCK_CONNECTION');
-    config.cache = { driver: 'redis', connection: redisUrl(env, redisBase, cacheDb), lockConnection: redisUrl(env, redisBase, lockDb), prefix, ...common };
+    config.cache = {
+      driver: 'redis',
+      connection: redisUrl(env, redisBase, cacheDb),
+      lockConnection: redisUrl(env, redisBase, lockDb),
+      prefix,
+      ...common,
+    };
   } else if (store === 'database') {
-    const tables = { table: env.get('DB_CACHE_TABLE') ?? 'cache', lockTable: env.get('DB_CACHE_LOCK_TABLE') ?? 'cache_locks' };
+    const tables = {
+      table: env.get('DB_CACHE_TABLE') ?? 'cache',
+      lockTable: env.get('DB_CACHE_LOCK_TABLE') ?? 'cache_locks',
+    };
     config.cache = { driver: 'database', connection: database, ...tables, ...common };
   } else if (store === 'array') {
     config.cache = { driver: 'array' };
@@ -152,7 +214,8 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   } else {
     config.cacheNote = `${storeVar} is ${store}: larq reads the redis, database or array stores, so queue:restart and maxExceptions are off`;
   }
-  const cacheConnections = config.cache?.driver === 'redis' ? [config.cache.connection as string, config.cache.lockConnection as string] : [];
+  const cacheConnections =
+    config.cache?.driver === 'redis' ? [config.cache.connection as string, config.cache.lockConnection as string] : [];
   checkTlsSettings(redisTls, [queue.connection, ...cacheConnections]);
   return config;
 }
@@ -163,9 +226,15 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
  * (larq work --horizon) turns it on. The prefix is config/horizon.php's: HORIZON_PREFIX, else
  * Str::slug(APP_NAME, '_') . '_horizon:'.
  */
-export function horizonConfig(env: Pick<LaravelEnv, 'get'>, appDir: string, appName: string, force = false): CliHorizonConfig | undefined {
+export function horizonConfig(
+  env: Pick<LaravelEnv, 'get'>,
+  appDir: string,
+  appName: string,
+  force = false,
+): CliHorizonConfig | undefined {
   const flag = env.get('LARQ_HORIZON');
-  if (flag !== undefined && !/^(1|true|0|false)$/i.test(flag)) throw new InvalidOptionError('LARQ_HORIZON', `must be true or false, got "${flag}"`);
+  if (flag !== undefined && !/^(1|true|0|false)$/i.test(flag))
+    throw new InvalidOptionError('LARQ_HORIZON', `must be true or false, got "${flag}"`);
   const named = env.get('HORIZON_PREFIX');
   const on = (source: string): CliHorizonConfig => ({ prefix: named ?? horizonPrefix(appName), source });
   if (force) return on('--horizon');
@@ -177,8 +246,13 @@ export function horizonConfig(env: Pick<LaravelEnv, 'get'>, appDir: string, appN
 
 // The PHP peers' version and where it came from: --laravel, LARQ_LARAVEL, the app's composer.lock or
 // vendor/, else the newest line.
-function laravelRelease(env: LaravelEnv, overrides: GlobalOverrides, appDir: string): { release: LaravelRelease; laravelSource: string } {
-  if (overrides.laravel !== undefined) return { release: LaravelRelease.of(overrides.laravel, 'laravel'), laravelSource: '--laravel' };
+function laravelRelease(
+  env: LaravelEnv,
+  overrides: GlobalOverrides,
+  appDir: string,
+): { release: LaravelRelease; laravelSource: string } {
+  if (overrides.laravel !== undefined)
+    return { release: LaravelRelease.of(overrides.laravel, 'laravel'), laravelSource: '--laravel' };
   const named = env.get('LARQ_LARAVEL');
   if (named !== undefined) return { release: version(named), laravelSource: 'LARQ_LARAVEL' };
   const found = laravelVersionOfApp(appDir);
@@ -186,7 +260,10 @@ function laravelRelease(env: LaravelEnv, overrides: GlobalOverrides, appDir: str
     try {
       return { release: LaravelRelease.of(found.version, found.source), laravelSource: found.source };
     } catch (e) {
-      throw new LarqError(`${join(appDir, found.source)} says the app runs Laravel ${found.version}, which larq does not speak (8 to 13); set LARQ_LARAVEL to the version whose wire format it uses`, { cause: e });
+      throw new LarqError(
+        `${join(appDir, found.source)} says the app runs Laravel ${found.version}, which larq does not speak (8 to 13); set LARQ_LARAVEL to the version whose wire format it uses`,
+        { cause: e },
+      );
     }
   }
   return { release: version(undefined), laravelSource: 'the default (no --laravel, LARQ_LARAVEL or composer.lock)' };
@@ -200,7 +277,8 @@ function laravelRelease(env: LaravelEnv, overrides: GlobalOverrides, appDir: str
 export function redisConnection(config: Pick<CliConfig, 'defaultConnection'>, given?: string): string {
   const name = given ?? config.defaultConnection;
   if (NON_REDIS_DRIVERS.includes(name)) {
-    const source = given === undefined ? `QUEUE_CONNECTION is "${name}"` : `connection "${name}" is not a Redis connection`;
+    const source =
+      given === undefined ? `QUEUE_CONNECTION is "${name}"` : `connection "${name}" is not a Redis connection`;
     throw new LarqError(`${source}: larq serves Laravel's Redis queue only; name the Redis connection, e.g. "redis"`);
   }
   return name;
@@ -223,7 +301,8 @@ function version(text: string | undefined): LaravelRelease {
 // REDIS_HOST, REDIS_PORT, REDIS_USERNAME, REDIS_PASSWORD and the database; missing parts come from them.
 function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string {
   const scheme = (env.get('REDIS_SCHEME') ?? 'tcp').toLowerCase();
-  if (!['tcp', 'tls', 'unix', 'redis', 'rediss'].includes(scheme)) throw new InvalidOptionError('REDIS_SCHEME', `must be tcp, tls or unix, got "${scheme}"`);
+  if (!['tcp', 'tls', 'unix', 'redis', 'rediss'].includes(scheme))
+    throw new InvalidOptionError('REDIS_SCHEME', `must be tcp, tls or unix, got "${scheme}"`);
   let protocol = scheme === 'tls' || scheme === 'rediss' ? 'rediss:' : 'redis:';
   let host = env.get('REDIS_HOST') ?? '127.0.0.1';
   let port = env.int('REDIS_PORT', 6379, 65535);
@@ -231,13 +310,23 @@ function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string
   let password = env.get('REDIS_PASSWORD') ?? '';
   if (base !== undefined) {
     const url = URL.canParse(base) ? new URL(base) : null;
-    if (!url || !['redis:', 'rediss:', 'tls:', 'unix:'].includes(url.protocol)) throw new InvalidOptionError('REDIS_URL', `must be a redis://, rediss:// or unix:// URL, got "${base}"`);
+    if (!url || !['redis:', 'rediss:', 'tls:', 'unix:'].includes(url.protocol))
+      throw new InvalidOptionError('REDIS_URL', `must be a redis://, rediss:// or unix:// URL, got "${base}"`);
     if (protocol === 'rediss:' && (url.protocol === 'redis:' || url.protocol === 'unix:')) {
-      throw new InvalidOptionError('REDIS_SCHEME', `is ${scheme} but REDIS_URL is a ${url.protocol}// URL, which is not TLS: use a rediss:// URL, or leave REDIS_SCHEME unset`);
+      throw new InvalidOptionError(
+        'REDIS_SCHEME',
+        `is ${scheme} but REDIS_URL is a ${url.protocol}// URL, which is not TLS: use a rediss:// URL, or leave REDIS_SCHEME unset`,
+      );
     }
     if (url.username) username = decodeURIComponent(url.username);
     if (url.password) password = decodeURIComponent(url.password);
-    if (url.protocol === 'unix:') return socketConnection(decodeURIComponent(url.pathname), Number(url.searchParams.get('db') ?? db), username, password);
+    if (url.protocol === 'unix:')
+      return socketConnection(
+        decodeURIComponent(url.pathname),
+        Number(url.searchParams.get('db') ?? db),
+        username,
+        password,
+      );
     protocol = url.protocol === 'redis:' ? 'redis:' : 'rediss:';
     if (url.hostname) host = url.hostname;
     if (url.port) port = Number(url.port);
@@ -248,19 +337,37 @@ function redisUrl(env: LaravelEnv, base: string | undefined, db: number): string
   // their nodes from LARQ_REDIS_CLUSTER and LARQ_REDIS_SENTINELS (a cluster has only database 0).
   const clusterNodes = env.get('LARQ_REDIS_CLUSTER');
   const sentinels = env.get('LARQ_REDIS_SENTINELS');
-  if (clusterNodes !== undefined && sentinels !== undefined) throw new InvalidOptionError('LARQ_REDIS_CLUSTER', 'and LARQ_REDIS_SENTINELS cannot both be set');
-  if (clusterNodes !== undefined) return clusterConnection(hostPorts(clusterNodes, 'LARQ_REDIS_CLUSTER'), username, password, protocol === 'rediss:');
+  if (clusterNodes !== undefined && sentinels !== undefined)
+    throw new InvalidOptionError('LARQ_REDIS_CLUSTER', 'and LARQ_REDIS_SENTINELS cannot both be set');
+  if (clusterNodes !== undefined)
+    return clusterConnection(hostPorts(clusterNodes, 'LARQ_REDIS_CLUSTER'), username, password, protocol === 'rediss:');
   if (sentinels !== undefined) {
     const list = sentinelList(sentinels);
-    return sentinelConnection(list.nodes, env.get('LARQ_REDIS_SENTINEL_SERVICE') ?? 'mymaster', db, username, password, { primary: protocol === 'rediss:', sentinels: list.tls });
+    return sentinelConnection(
+      list.nodes,
+      env.get('LARQ_REDIS_SENTINEL_SERVICE') ?? 'mymaster',
+      db,
+      username,
+      password,
+      { primary: protocol === 'rediss:', sentinels: list.tls },
+    );
   }
-  if (env.get('LARQ_REDIS_SENTINEL_SERVICE') !== undefined) throw new InvalidOptionError('LARQ_REDIS_SENTINEL_SERVICE', 'is set but LARQ_REDIS_SENTINELS is not: name the sentinels, or leave the service unset');
+  if (env.get('LARQ_REDIS_SENTINEL_SERVICE') !== undefined)
+    throw new InvalidOptionError(
+      'LARQ_REDIS_SENTINEL_SERVICE',
+      'is set but LARQ_REDIS_SENTINELS is not: name the sentinels, or leave the service unset',
+    );
   // phpredis takes a socket path as the host (predis as scheme unix with the path)
   if (scheme === 'unix' || host.startsWith('/') || host.startsWith('unix://')) {
-    if (protocol === 'rediss:') throw new InvalidOptionError('REDIS_SCHEME', `is ${scheme} but REDIS_HOST is a Unix socket (${host}), which larq does not speak TLS over: leave REDIS_SCHEME unset, or give a host name`);
+    if (protocol === 'rediss:')
+      throw new InvalidOptionError(
+        'REDIS_SCHEME',
+        `is ${scheme} but REDIS_HOST is a Unix socket (${host}), which larq does not speak TLS over: leave REDIS_SCHEME unset, or give a host name`,
+      );
     return socketConnection(host.replace(/^unix:\/\//, ''), db, username, password);
   }
-  const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  const auth =
+    username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return `${protocol}//${auth}${hostPart}:${port}/${db}`;
 }
@@ -275,29 +382,46 @@ function sentinelList(text: string): { nodes: HostPort[]; tls: boolean } {
     schemes.add(m !== null && (m[1] === 'tls' || m[1] === 'rediss'));
     return m ? m[2] : part;
   });
-  if (schemes.size > 1) throw new InvalidOptionError('LARQ_REDIS_SENTINELS', 'mixes tls:// sentinels with plaintext ones; larq speaks TLS to all of them or to none');
+  if (schemes.size > 1)
+    throw new InvalidOptionError(
+      'LARQ_REDIS_SENTINELS',
+      'mixes tls:// sentinels with plaintext ones; larq speaks TLS to all of them or to none',
+    );
   return { nodes: hostPorts(bare.join(','), 'LARQ_REDIS_SENTINELS'), tls: schemes.has(true) };
 }
 
 // A TLS file or server name with no TLS connection to use it on would be ignored: refuse it instead.
 function checkTlsSettings(tls: CliRedisTls, connections: string[]): void {
   if (connections.some(usesTls)) return;
-  const names: Record<keyof CliRedisTls, string> = { ca: 'LARQ_REDIS_CA', cert: 'LARQ_REDIS_CERT', key: 'LARQ_REDIS_KEY', servername: 'LARQ_REDIS_SERVERNAME' };
+  const names: Record<keyof CliRedisTls, string> = {
+    ca: 'LARQ_REDIS_CA',
+    cert: 'LARQ_REDIS_CERT',
+    key: 'LARQ_REDIS_KEY',
+    servername: 'LARQ_REDIS_SERVERNAME',
+  };
   const given = (Object.keys(names) as (keyof CliRedisTls)[]).find((k) => tls[k] !== undefined);
-  if (given) throw new InvalidOptionError(names[given], 'is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port');
+  if (given)
+    throw new InvalidOptionError(
+      names[given],
+      'is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port',
+    );
 }
 
 // The read timeout of every Redis connection (RedisQueue's readTimeout): 0 is "forever", as phpredis' is.
 function readTimeout(seconds: number, option: string): number | null {
   if (seconds === 0) return null;
-  if (seconds < 2) throw new InvalidOptionError(option, `must be at least 2 seconds, or 0 to wait forever, got ${seconds}`);
+  if (seconds < 2)
+    throw new InvalidOptionError(option, `must be at least 2 seconds, or 0 to wait forever, got ${seconds}`);
   return seconds;
 }
 
 function encrypter(env: LaravelEnv): Encrypter | null {
   const key = env.get('APP_KEY');
   if (!key) return null;
-  const previous = (env.get('APP_PREVIOUS_KEYS') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const previous = (env.get('APP_PREVIOUS_KEYS') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   try {
     return new Encrypter(key, (env.get('APP_CIPHER') ?? 'AES-256-CBC').toLowerCase(), previous);
   } catch (e) {
@@ -322,14 +446,27 @@ function databaseConfig(env: LaravelEnv, appDir: string, modern: boolean): SqlCo
     return { driver, ...server, port: env.int('DB_PORT', 3306, 65535), ...(socket ? { socketPath: socket } : {}) };
   }
   if (driver === 'pgsql') return { driver, ...server, port: env.int('DB_PORT', 5432, 65535) };
-  throw new InvalidOptionError('DB_CONNECTION', `is "${driver}"; larq reads sqlite, mysql, mariadb and pgsql databases`);
+  throw new InvalidOptionError(
+    'DB_CONNECTION',
+    `is "${driver}"; larq reads sqlite, mysql, mariadb and pgsql databases`,
+  );
 }
 
-function failedConfig(env: LaravelEnv, database: SqlConnectionConfig, appDir: string, timezone: string): FailedJobProviderConfig {
+function failedConfig(
+  env: LaravelEnv,
+  database: SqlConnectionConfig,
+  appDir: string,
+  timezone: string,
+): FailedJobProviderConfig {
   // Laravel's queue service provider takes a null driver ("null" read by env()) as the null store.
   const driver = env.isNull('QUEUE_FAILED_DRIVER') ? 'null' : (env.get('QUEUE_FAILED_DRIVER') ?? 'database-uuids');
-  if (driver === 'database-uuids' || driver === 'database') return { driver, database, table: env.get('QUEUE_FAILED_TABLE') ?? 'failed_jobs', timezone };
-  if (driver === 'file') return { driver, path: join(appDir, 'storage', 'framework', 'cache', 'failed-jobs.json'), timezone };
+  if (driver === 'database-uuids' || driver === 'database')
+    return { driver, database, table: env.get('QUEUE_FAILED_TABLE') ?? 'failed_jobs', timezone };
+  if (driver === 'file')
+    return { driver, path: join(appDir, 'storage', 'framework', 'cache', 'failed-jobs.json'), timezone };
   if (driver === 'null') return { driver };
-  throw new InvalidOptionError('QUEUE_FAILED_DRIVER', `is "${driver}"; larq writes database-uuids, database, file or null`);
+  throw new InvalidOptionError(
+    'QUEUE_FAILED_DRIVER',
+    `is "${driver}"; larq writes database-uuids, database, file or null`,
+  );
 }

@@ -27,7 +27,11 @@ interface RawEntry {
  * The variables a .env text sets, in file order. `lookup` answers ${VAR} before the file's own earlier
  * values do (pass the process environment); `source` names the file in errors.
  */
-export function parseDotenv(text: string, lookup: (name: string) => string | undefined = () => undefined, source = '.env'): Record<string, string> {
+export function parseDotenv(
+  text: string,
+  lookup: (name: string) => string | undefined = () => undefined,
+  source = '.env',
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of rawEntries(text)) {
     const fail = (cause: string, subject: string) =>
@@ -154,7 +158,8 @@ function parseValue(raw: string, fail: Fail): ParsedValue {
         break;
     }
   }
-  if (state === State.SingleQuoted || state === State.DoubleQuoted || state === State.Escape) throw fail('a missing closing quote', raw);
+  if (state === State.SingleQuoted || state === State.DoubleQuoted || state === State.Escape)
+    throw fail('a missing closing quote', raw);
   return value;
 }
 
@@ -172,11 +177,17 @@ function resolveVariables(value: ParsedValue, valueOf: (name: string) => string 
 }
 
 /** The environment a command runs with: the .env file's variables, each overridden by the process's own. */
-export function loadEnvironment(envFile: string | undefined, processEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function loadEnvironment(
+  envFile: string | undefined,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const merged: Record<string, string> = {};
   if (envFile !== undefined) {
     if (!existsSync(envFile) || !statSync(envFile).isFile()) throw new DotenvError(`${envFile}: no such .env file`);
-    Object.assign(merged, parseDotenv(readFileSync(envFile, 'utf8'), (name) => processEnv[name], envFile));
+    Object.assign(
+      merged,
+      parseDotenv(readFileSync(envFile, 'utf8'), (name) => processEnv[name], envFile),
+    );
   }
   for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) merged[k] = v;
   return merged;

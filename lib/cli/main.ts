@@ -17,7 +17,22 @@ import { size } from './commands/size';
 import { work } from './commands/work';
 
 /** Every command, in the order `larq --help` lists them. */
-export const COMMANDS: readonly Command[] = Object.freeze([work, size, monitor, clear, failed, retry, forget, flush, pruneFailed, retryBatch, pruneBatches, pause, resume, restart]);
+export const COMMANDS: readonly Command[] = Object.freeze([
+  work,
+  size,
+  monitor,
+  clear,
+  failed,
+  retry,
+  forget,
+  flush,
+  pruneFailed,
+  retryBatch,
+  pruneBatches,
+  pause,
+  resume,
+  restart,
+]);
 
 // The console's own methods, kept: `larq work --json` sends a handlers module's console.log to stderr.
 const stdout = console.log.bind(console);
@@ -30,7 +45,8 @@ export async function main(argv: string[], io: Io = STDIO): Promise<number> {
   const leading = argv.findIndex((a) => !/^--[^=]+=/.test(a));
   const [name, ...rest] = leading > 0 ? [argv[leading], ...argv.slice(0, leading), ...argv.slice(leading + 1)] : argv;
   try {
-    if (leading < 0 && argv.length > 0) throw new UsageError(`larq: no command given after ${argv.join(' ')} (larq --help lists the commands)`);
+    if (leading < 0 && argv.length > 0)
+      throw new UsageError(`larq: no command given after ${argv.join(' ')} (larq --help lists the commands)`);
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       const topic = name === 'help' && rest.length > 0 ? find(rest[0]) : undefined;
       io.out(topic ? commandHelp(topic) : mainHelp(COMMANDS));
@@ -63,7 +79,10 @@ export async function main(argv: string[], io: Io = STDIO): Promise<number> {
 function find(name: string): Command {
   const command = COMMANDS.find((c) => c.name === name);
   if (command) return command;
-  const hint = name.startsWith('queue:') && COMMANDS.some((c) => c.name === name.slice(6)) ? `; did you mean "larq ${name.slice(6)}"?` : '';
+  const hint =
+    name.startsWith('queue:') && COMMANDS.some((c) => c.name === name.slice(6))
+      ? `; did you mean "larq ${name.slice(6)}"?`
+      : '';
   throw new UsageError(`larq: unknown command "${name}"${hint} (larq --help lists the commands)`);
 }
 

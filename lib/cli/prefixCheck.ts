@@ -27,10 +27,14 @@ function otherPrefixes(config: CliConfig): { prefix: string; why: string }[] {
   const names = [...new Set([config.queue.appName, 'Laravel'])];
   const found = new Map<string, string>();
   for (const name of names) {
-    for (const [line, skeleton] of [[8, '8-12'], [13, '13']] as const) {
+    for (const [line, skeleton] of [
+      [8, '8-12'],
+      [13, '13'],
+    ] as const) {
       try {
         const prefix = laravelPrefix(name, line);
-        if (prefix !== config.queue.prefix && !found.has(prefix)) found.set(prefix, `the Laravel ${skeleton} skeleton's prefix for APP_NAME "${name}"`);
+        if (prefix !== config.queue.prefix && !found.has(prefix))
+          found.set(prefix, `the Laravel ${skeleton} skeleton's prefix for APP_NAME "${name}"`);
       } catch {
         // a name larq cannot slug: no candidate (the configuration names the prefix explicitly anyway)
       }
@@ -40,10 +44,19 @@ function otherPrefixes(config: CliConfig): { prefix: string; why: string }[] {
 }
 
 /** Count the jobs of `queues` under the other skeletons' prefixes, through `client` (the app's Redis). */
-export async function jobsUnderOtherPrefixes(config: CliConfig, queues: string[], client: Redis | Cluster): Promise<JobsElsewhere[]> {
+export async function jobsUnderOtherPrefixes(
+  config: CliConfig,
+  queues: string[],
+  client: Redis | Cluster,
+): Promise<JobsElsewhere[]> {
   const found: JobsElsewhere[] = [];
   for (const { prefix, why } of otherPrefixes(config)) {
-    const other = new RedisQueue({ connection: client, prefix, laravel: config.queue.laravel, cluster: config.queue.cluster });
+    const other = new RedisQueue({
+      connection: client,
+      prefix,
+      laravel: config.queue.laravel,
+      cluster: config.queue.cluster,
+    });
     try {
       for (const queue of queues) {
         const count = await other.size(queue);
@@ -128,7 +141,11 @@ function isCluster(client: Redis | Cluster): client is Cluster {
 // when the keys hold something else than a queue's types.
 async function jobsAt(client: Redis | Cluster, key: string): Promise<number> {
   try {
-    const [waiting, delayed, reserved] = await Promise.all([client.llen(key), client.zcard(`${key}:delayed`), client.zcard(`${key}:reserved`)]);
+    const [waiting, delayed, reserved] = await Promise.all([
+      client.llen(key),
+      client.zcard(`${key}:delayed`),
+      client.zcard(`${key}:reserved`),
+    ]);
     return waiting + delayed + reserved;
   } catch {
     return 0;

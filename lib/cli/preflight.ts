@@ -16,7 +16,11 @@ export class BrokenSetupError extends LarqError {}
 const MISSING_TABLE = /no such table|doesn't exist|does not exist|undefined table/i;
 
 /** Read once from each store; throw BrokenSetupError naming the setting and the fix when one fails. */
-export async function checkStores(config: CliConfig, failed: FailedJobProvider, cache: CacheStore | undefined): Promise<void> {
+export async function checkStores(
+  config: CliConfig,
+  failed: FailedJobProvider,
+  cache: CacheStore | undefined,
+): Promise<void> {
   await checkFailedStore(config, failed);
   if (cache !== undefined) await checkCache(config, cache);
 }
@@ -28,7 +32,8 @@ async function checkFailedStore(config: CliConfig, failed: FailedJobProvider): P
     await failed.find(f.driver === 'database' ? 0 : '00000000-0000-0000-0000-000000000000');
   } catch (e) {
     const message = firstLine(e);
-    if (f.driver === 'file') throw new BrokenSetupError(`QUEUE_FAILED_DRIVER=file: cannot read ${f.path}: ${message}`, { cause: e });
+    if (f.driver === 'file')
+      throw new BrokenSetupError(`QUEUE_FAILED_DRIVER=file: cannot read ${f.path}: ${message}`, { cause: e });
     const where = describeDatabase(f.database);
     const table = f.table ?? 'failed_jobs';
     if (MISSING_TABLE.test(message)) {
@@ -38,7 +43,10 @@ async function checkFailedStore(config: CliConfig, failed: FailedJobProvider): P
         { cause: e },
       );
     }
-    throw new BrokenSetupError(`QUEUE_FAILED_DRIVER=${f.driver}: cannot use the database ${where}: ${message} (check DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD)`, { cause: e });
+    throw new BrokenSetupError(
+      `QUEUE_FAILED_DRIVER=${f.driver}: cannot use the database ${where}: ${message} (check DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD)`,
+      { cause: e },
+    );
   }
 }
 
@@ -71,7 +79,10 @@ function firstLine(e: unknown): string {
  * APP_MAINTENANCE_STORE when APP_MAINTENANCE_DRIVER=cache; larq reads that key only from the app's default
  * cache store, and refuses another store rather than miss a `php artisan down`.
  */
-export function maintenanceMode(config: CliConfig, cache: CacheStore | undefined): { describe: string; isDown: () => boolean | Promise<boolean> } {
+export function maintenanceMode(
+  config: CliConfig,
+  cache: CacheStore | undefined,
+): { describe: string; isDown: () => boolean | Promise<boolean> } {
   const { driver, store } = config.maintenance;
   if (driver === 'file') {
     const file = join(config.appDir, 'storage', 'framework', 'down');
@@ -79,9 +90,14 @@ export function maintenanceMode(config: CliConfig, cache: CacheStore | undefined
   }
   if (driver === 'cache') {
     if (cache === undefined || config.cache?.driver !== store) {
-      throw new BrokenSetupError(`APP_MAINTENANCE_DRIVER=cache: larq reads the down flag from the default cache store only, and APP_MAINTENANCE_STORE is "${store}"; set APP_MAINTENANCE_STORE to CACHE_STORE's store, or pass --force`);
+      throw new BrokenSetupError(
+        `APP_MAINTENANCE_DRIVER=cache: larq reads the down flag from the default cache store only, and APP_MAINTENANCE_STORE is "${store}"; set APP_MAINTENANCE_STORE to CACHE_STORE's store, or pass --force`,
+      );
     }
-    return { describe: `the key illuminate:foundation:down of the ${store} cache store`, isDown: async () => (await cache.get('illuminate:foundation:down')) !== null };
+    return {
+      describe: `the key illuminate:foundation:down of the ${store} cache store`,
+      isDown: async () => (await cache.get('illuminate:foundation:down')) !== null,
+    };
   }
   return { describe: `never (APP_MAINTENANCE_DRIVER=${driver})`, isDown: () => false };
 }

@@ -23,7 +23,9 @@ export function describeRedis(connection: string): string {
   const multi = parseMultiHost(connection);
   if (multi?.kind === 'cluster') return `${multi.tls ? 'rediss' : 'redis'} cluster ${hostList(multi.nodes)}`;
   if (multi?.kind === 'sentinel') {
-    const sentinels = multi.sentinelTls ? multi.nodes.map((n) => `tls://${hostList([n])}`).join(',') : hostList(multi.nodes);
+    const sentinels = multi.sentinelTls
+      ? multi.nodes.map((n) => `tls://${hostList([n])}`).join(',')
+      : hostList(multi.nodes);
     return `sentinels ${sentinels}, primary "${multi.name}" (db ${multi.db})${multi.tls ? ' over TLS' : ''}`;
   }
   const u = new URL(connection);
@@ -33,16 +35,24 @@ export function describeRedis(connection: string): string {
 
 /** A connection string for a Unix socket: `unix://[user:password@]localhost/path?db=N`. */
 export function socketConnection(path: string, db: number, username: string, password: string): string {
-  const auth = username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  const auth =
+    username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
   return `unix://${auth}localhost${encodeURI(path)}?db=${db}`;
 }
 
 /** The ioredis options for a connection string (see socketConnection), with `tls` for rediss://. */
 export function redisClientOptions(connection: string, tls: CliRedisTls = {}): RedisOptions {
   const multi = parseMultiHost(connection);
-  if (multi?.kind === 'cluster') throw new InvalidOptionError('connection', 'a cluster connection needs a Cluster client (redisClusterNodes)');
+  if (multi?.kind === 'cluster')
+    throw new InvalidOptionError('connection', 'a cluster connection needs a Cluster client (redisClusterNodes)');
   if (multi?.kind === 'sentinel') {
-    const options: RedisOptions = { sentinels: multi.nodes, name: multi.name, db: multi.db, ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+    const options: RedisOptions = {
+      sentinels: multi.nodes,
+      name: multi.name,
+      db: multi.db,
+      ...(multi.username ? { username: multi.username } : {}),
+      ...(multi.password ? { password: multi.password } : {}),
+    };
     // ioredis talks plaintext to the primary and replicas a sentinel names unless told both `tls` and
     // `enableTLSForSentinelMode`; the sentinels themselves take `sentinelTLS`.
     if (multi.tls) Object.assign(options, { tls: tlsOptions(tls), enableTLSForSentinelMode: true });
@@ -50,9 +60,18 @@ export function redisClientOptions(connection: string, tls: CliRedisTls = {}): R
     return options;
   }
   const u = new URL(connection);
-  const auth = { ...(u.username ? { username: decodeURIComponent(u.username) } : {}), ...(u.password ? { password: decodeURIComponent(u.password) } : {}) };
-  if (u.protocol === 'unix:') return { path: decodeURIComponent(u.pathname), db: Number(u.searchParams.get('db') ?? 0), ...auth };
-  const options: RedisOptions = { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379), db: Number(u.pathname.slice(1) || 0), ...auth };
+  const auth = {
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+  };
+  if (u.protocol === 'unix:')
+    return { path: decodeURIComponent(u.pathname), db: Number(u.searchParams.get('db') ?? 0), ...auth };
+  const options: RedisOptions = {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(u.port || 6379),
+    db: Number(u.pathname.slice(1) || 0),
+    ...auth,
+  };
   if (u.protocol === 'rediss:') options.tls = tlsOptions(tls);
   return options;
 }
@@ -89,7 +108,10 @@ export interface CliClusterSettings {
 export function redisClusterNodes(connection: string, tls: CliRedisTls = {}): CliClusterSettings | null {
   const multi = parseMultiHost(connection);
   if (multi?.kind !== 'cluster') return null;
-  const redisOptions: RedisOptions = { ...(multi.username ? { username: multi.username } : {}), ...(multi.password ? { password: multi.password } : {}) };
+  const redisOptions: RedisOptions = {
+    ...(multi.username ? { username: multi.username } : {}),
+    ...(multi.password ? { password: multi.password } : {}),
+  };
   if (!multi.tls) return { nodes: multi.nodes, redisOptions };
   redisOptions.tls = tlsOptions(tls);
   return { nodes: multi.nodes, redisOptions, dnsLookup: (address, callback) => callback(null, address) };
@@ -111,17 +133,24 @@ export interface HostPort {
 
 /** Parse `host:port,host:port` (LARQ_REDIS_CLUSTER, LARQ_REDIS_SENTINELS); `variable` names it in errors. */
 export function hostPorts(text: string, variable: string): HostPort[] {
-  const list = text.split(',').map((part) => part.trim()).filter(Boolean).map((part) => {
-    const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(part);
-    if (!m || Number(m[2]) > 65535) throw new InvalidOptionError(variable, `must be host:port pairs separated by commas, got "${part}"`);
-    return { host: m[1], port: Number(m[2]) };
-  });
+  const list = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(part);
+      if (!m || Number(m[2]) > 65535)
+        throw new InvalidOptionError(variable, `must be host:port pairs separated by commas, got "${part}"`);
+      return { host: m[1], port: Number(m[2]) };
+    });
   if (list.length === 0) throw new InvalidOptionError(variable, 'names no host:port');
   return list;
 }
 
-const auth = (username: string, password: string) => (username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '');
-const hostList = (nodes: HostPort[]) => nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
+const auth = (username: string, password: string) =>
+  username || password ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+const hostList = (nodes: HostPort[]) =>
+  nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
 
 /** A connection string for a Redis Cluster, from its seed nodes: `redis-cluster://[user:password@]h:p,h:p`. */
 export function clusterConnection(nodes: HostPort[], username: string, password: string, tls: boolean): string {
@@ -132,13 +161,32 @@ export function clusterConnection(nodes: HostPort[], username: string, password:
  * A connection string for a Sentinel-managed primary: `redis-sentinel://[user:password@]h:p,h:p/name?db=N`,
  * `rediss-sentinel://` when the primary speaks TLS, with `&sentinels=tls` when the sentinels do.
  */
-export function sentinelConnection(sentinels: HostPort[], name: string, db: number, username: string, password: string, tls = { primary: false, sentinels: false }): string {
+export function sentinelConnection(
+  sentinels: HostPort[],
+  name: string,
+  db: number,
+  username: string,
+  password: string,
+  tls = { primary: false, sentinels: false },
+): string {
   return `${tls.primary ? 'rediss' : 'redis'}-sentinel://${auth(username, password)}${hostList(sentinels)}/${encodeURIComponent(name)}?db=${db}${tls.sentinels ? '&sentinels=tls' : ''}`;
 }
 
 /** The parts of a cluster or Sentinel connection string, or null for a plain one. */
-export function parseMultiHost(connection: string): { kind: 'cluster' | 'sentinel'; tls: boolean; sentinelTls: boolean; username: string; password: string; nodes: HostPort[]; name: string; db: number } | null {
-  const m = /^(redis|rediss)-(cluster|sentinel):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]+)(?:\/([^?]*))?(?:\?db=(\d+)(&sentinels=tls)?)?$/.exec(connection);
+export function parseMultiHost(connection: string): {
+  kind: 'cluster' | 'sentinel';
+  tls: boolean;
+  sentinelTls: boolean;
+  username: string;
+  password: string;
+  nodes: HostPort[];
+  name: string;
+  db: number;
+} | null {
+  const m =
+    /^(redis|rediss)-(cluster|sentinel):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?]+)(?:\/([^?]*))?(?:\?db=(\d+)(&sentinels=tls)?)?$/.exec(
+      connection,
+    );
   if (!m) return null;
   return {
     kind: m[2] as 'cluster' | 'sentinel',

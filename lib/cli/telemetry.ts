@@ -16,10 +16,17 @@ export interface TelemetryRequest {
 }
 
 // The OTEL_* variables that mean "send my traces somewhere": with one of them set, larq work starts the SDK.
-const OTEL_EXPORT_VARIABLES = ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+const OTEL_EXPORT_VARIABLES = [
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+];
 
 /** Read --otel, --metrics and the OTEL_* variables. */
-export function telemetryRequest(flags: { otel?: boolean; metrics?: string }, env: NodeJS.ProcessEnv): TelemetryRequest {
+export function telemetryRequest(
+  flags: { otel?: boolean; metrics?: string },
+  env: NodeJS.ProcessEnv,
+): TelemetryRequest {
   const fromEnv = OTEL_EXPORT_VARIABLES.some((name) => (env[name] ?? '') !== '' && env[name] !== 'none');
   return {
     otel: flags.otel === true || (fromEnv && env.OTEL_SDK_DISABLED !== 'true'),
@@ -40,16 +47,21 @@ export interface StartedTelemetry {
 export function startTelemetry(request: TelemetryRequest, env: NodeJS.ProcessEnv): StartedTelemetry {
   let sdk: { start(): void; shutdown(): Promise<void> } | null = null;
   if (request.otel) {
-    const { NodeSDK } = loadDriver<{ NodeSDK: new (config: { serviceName?: string }) => { start(): void; shutdown(): Promise<void> } }>('@opentelemetry/sdk-node', 'larq work --otel');
+    const { NodeSDK } = loadDriver<{
+      NodeSDK: new (config: { serviceName?: string }) => { start(): void; shutdown(): Promise<void> };
+    }>('@opentelemetry/sdk-node', 'larq work --otel');
     sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ?? 'larq-worker' });
     sdk.start();
   }
   const wantsMetrics = request.metrics !== null || request.otel;
-  const metrics = wantsMetrics ? new JobMetrics({ prometheus: request.metrics !== null, meter: request.otel ? true : undefined }) : undefined;
+  const metrics = wantsMetrics
+    ? new JobMetrics({ prometheus: request.metrics !== null, meter: request.otel ? true : undefined })
+    : undefined;
   const tracing = request.otel ? new JobTracing() : undefined;
   return {
     telemetry: tracing || metrics ? { tracing, metrics } : null,
-    serve: async () => (request.metrics !== null && metrics?.registry ? serveMetrics(metrics.registry, request.metrics) : null),
+    serve: async () =>
+      request.metrics !== null && metrics?.registry ? serveMetrics(metrics.registry, request.metrics) : null,
     shutdown: async () => {
       await sdk?.shutdown();
     },

@@ -47,10 +47,15 @@ function tsxPackage(from: string[]): string | undefined {
 // tsx's public register() of its CommonJS API (require of .ts) and of its ES module API (import of .ts),
 // each taken from the entry its package.json `exports` names.
 async function registerTsx(dir: string): Promise<void> {
-  const exports = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports: Record<string, { require?: { default: string }; import?: { default: string } }> }).exports;
+  const exports = (
+    JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      exports: Record<string, { require?: { default: string }; import?: { default: string } }>;
+    }
+  ).exports;
   const cjs = exports['./cjs/api']?.require?.default;
   const esm = exports['./esm/api']?.import?.default;
-  if (!cjs || !esm) throw new UsageError(`larq work: the tsx in ${dir} has no cjs/api or esm/api entry; install tsx 4 or later`);
+  if (!cjs || !esm)
+    throw new UsageError(`larq work: the tsx in ${dir} has no cjs/api or esm/api entry; install tsx 4 or later`);
   (require(join(dir, cjs)) as { register(): unknown }).register();
   ((await importModule(pathToFileURL(join(dir, esm)).href)) as { register(): unknown }).register();
 }

@@ -8,7 +8,14 @@ import { InvalidOptionError } from '../errors';
 import type { FailedJobProvider, FailedJobRecord } from './FailedJobProvider';
 import { formatException } from './formatException';
 import { recordUuid, utf8Payload } from './payloadUuid';
-import { connectSql, deleteChunkSql, type SqlClient, type SqlConnectionConfig, type SqlRow, type SqlValue } from '../sql';
+import {
+  connectSql,
+  deleteChunkSql,
+  type SqlClient,
+  type SqlConnectionConfig,
+  type SqlRow,
+  type SqlValue,
+} from '../sql';
 import { checkTimeZone, formatDateTime } from './timestamp';
 
 /** Options of a DatabaseFailedJobProvider. */
@@ -53,7 +60,12 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   }
 
   /** Insert the failed job; returns its uuid (database-uuids) or new row id (database). */
-  async log(connection: string, queue: string, payload: string | Buffer, exception: Error | string): Promise<string | number> {
+  async log(
+    connection: string,
+    queue: string,
+    payload: string | Buffer,
+    exception: Error | string,
+  ): Promise<string | number> {
     const text = typeof exception === 'string' ? exception : formatException(exception);
     const failedAt = formatDateTime(this.clock.nowMs(), this.timezone);
     const stored = this.storedPayload(payload);
@@ -79,7 +91,10 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   async ids(queue?: string): Promise<(string | number)[]> {
     const key = this.byUuid ? 'uuid' : 'id';
     const where = queue === undefined ? '' : ` WHERE ${this.q('queue')} = ${this.client.param(1)}`;
-    const rows = await this.client.select(`SELECT ${this.q(key)} FROM ${this.q(this.table)}${where} ORDER BY ${this.q('id')} DESC`, queue === undefined ? [] : [queue]);
+    const rows = await this.client.select(
+      `SELECT ${this.q(key)} FROM ${this.q(this.table)}${where} ORDER BY ${this.q('id')} DESC`,
+      queue === undefined ? [] : [queue],
+    );
     return rows.map((row) => (this.byUuid ? text(row.uuid) : toId(row.id)));
   }
 
@@ -93,7 +108,9 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   async find(id: string | number): Promise<FailedJobRecord | null> {
     const key = this.keyValue(id);
     if (key === null) return null;
-    const rows = await this.client.select(`SELECT * FROM ${this.q(this.table)} WHERE ${this.keyWhere()} LIMIT 1`, [key]);
+    const rows = await this.client.select(`SELECT * FROM ${this.q(this.table)} WHERE ${this.keyWhere()} LIMIT 1`, [
+      key,
+    ]);
     return rows.length > 0 ? this.toRecord(rows[0]) : null;
   }
 
@@ -108,13 +125,22 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   async flush(hours?: number): Promise<number> {
     if (!hours) return this.client.execute(`DELETE FROM ${this.q(this.table)}`);
     const cutoff = formatDateTime(this.clock.nowMs() - hours * 3600_000, this.timezone);
-    return this.client.execute(`DELETE FROM ${this.q(this.table)} WHERE ${this.q('failed_at')} <= ${this.client.param(1)}`, [cutoff]);
+    return this.client.execute(
+      `DELETE FROM ${this.q(this.table)} WHERE ${this.q('failed_at')} <= ${this.client.param(1)}`,
+      [cutoff],
+    );
   }
 
   /** Delete records with failed_at before `before` (compared in the app timezone), in chunks of 1000. */
   async prune(before: Date): Promise<number> {
     const cutoff = formatDateTime(before.getTime(), this.timezone);
-    const sql = deleteChunkSql(this.client.dialect, this.table, `${this.q('failed_at')} < ${this.client.param(1)}`, PRUNE_CHUNK, 'id');
+    const sql = deleteChunkSql(
+      this.client.dialect,
+      this.table,
+      `${this.q('failed_at')} < ${this.client.param(1)}`,
+      PRUNE_CHUNK,
+      'id',
+    );
     let total = 0;
     for (;;) {
       const deleted = await this.client.execute(sql, [cutoff]);
@@ -132,7 +158,10 @@ export class DatabaseFailedJobProvider implements FailedJobProvider {
   // as the same string); MySQL's utf8mb4 and PostgreSQL's text would reject or alter them, so those refuse.
   private storedPayload(payload: string | Buffer): string | Buffer {
     if (typeof payload !== 'string' && this.client.dialect === 'sqlite' && !isUtf8(payload)) return payload;
-    return utf8Payload(payload, `The ${this.byUuid ? 'database-uuids' : 'database'} failed-job store on ${this.client.dialect}`);
+    return utf8Payload(
+      payload,
+      `The ${this.byUuid ? 'database-uuids' : 'database'} failed-job store on ${this.client.dialect}`,
+    );
   }
 
   private q(identifier: string): string {

@@ -33,7 +33,12 @@ export interface FailedJobProvider {
    * hold those bytes (invalid UTF-8 in a MySQL/PostgreSQL text column or a JSON file). A payload without a
    * uuid gets a generated one (database-uuids, file), so the record can still be retried and forgotten.
    */
-  log(connection: string, queue: string, payload: string | Buffer, exception: Error | string): Promise<string | number | null>;
+  log(
+    connection: string,
+    queue: string,
+    payload: string | Buffer,
+    exception: Error | string,
+  ): Promise<string | number | null>;
   /** Ids of all records, newest first, optionally only those of one queue. */
   ids(queue?: string): Promise<(string | number)[]>;
   /** Every record, newest first. */

@@ -49,7 +49,8 @@ export class FileFailedJobProvider implements FailedJobProvider {
   constructor(path: string, opts: FileFailedJobProviderOptions = {}) {
     if (typeof path !== 'string' || path === '') throw new InvalidOptionError('path', 'must be a non-empty string');
     const limit = opts.limit ?? 100;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new InvalidOptionError('limit', `must be a whole number >= 0, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new InvalidOptionError('limit', `must be a whole number >= 0, got ${limit}`);
     this.timezone = opts.timezone ?? 'UTC';
     checkTimeZone(this.timezone);
     this.path = resolve(path);
@@ -158,7 +159,11 @@ export class FileFailedJobProvider implements FailedJobProvider {
       throw new UnreadableFailedJobFileError(this.path, `not JSON: ${(e as Error).message}`);
     }
     // Laravel reads anything but an array as no records and its next write drops them; larq refuses.
-    if (!Array.isArray(decoded)) throw new UnreadableFailedJobFileError(this.path, `its JSON is ${decoded === null ? 'null' : typeof decoded}, not an array`);
+    if (!Array.isArray(decoded))
+      throw new UnreadableFailedJobFileError(
+        this.path,
+        `its JSON is ${decoded === null ? 'null' : typeof decoded}, not an array`,
+      );
     const odd = decoded.findIndex((r) => typeof r !== 'object' || r === null || Array.isArray(r));
     if (odd >= 0) throw new UnreadableFailedJobFileError(this.path, `entry ${odd} is not a record`);
     return decoded as StoredRecord[];

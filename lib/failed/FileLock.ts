@@ -85,7 +85,10 @@ export class FileLock {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
-    if (nowSeconds() < Number(content.slice(0, 10)) && content.slice(10) === `s:${this.owner.length}:"${this.owner}";`) {
+    if (
+      nowSeconds() < Number(content.slice(0, 10)) &&
+      content.slice(10) === `s:${this.owner.length}:"${this.owner}";`
+    ) {
       await fs.rm(this.path, { force: true });
     }
   }
@@ -108,7 +111,13 @@ function flockNonBlocking(fd: number, path: string): Promise<boolean> {
     });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
-    child.on('error', (e) => reject(new FileLockError(`Cannot lock ${path}: flock(1) from util-linux could not be run (${e.message})`, path, { cause: e })));
+    child.on('error', (e) =>
+      reject(
+        new FileLockError(`Cannot lock ${path}: flock(1) from util-linux could not be run (${e.message})`, path, {
+          cause: e,
+        }),
+      ),
+    );
     child.on('close', (code) => {
       if (code === 0) resolve(true);
       else if (code === FLOCK_CONFLICT) resolve(false);

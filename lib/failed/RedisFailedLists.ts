@@ -40,7 +40,8 @@ export class RedisFailedLists {
     const out: RedisFailedJob[] = [];
     for (const kind of ['failed', 'invalid'] as const) {
       for (const key of await this.listKeys(kind)) {
-        for (const raw of await this.client.lrangeBuffer(key, 0, -1)) out.push(this.toJob(decodeFailedEntry(raw, kind), key));
+        for (const raw of await this.client.lrangeBuffer(key, 0, -1))
+          out.push(this.toJob(decodeFailedEntry(raw, kind), key));
       }
     }
     return out;
@@ -81,7 +82,12 @@ export class RedisFailedLists {
    */
   async retry(job: RedisFailedJob, payload: string | Buffer): Promise<void> {
     const keys = this.keys.forQueue(job.queue);
-    const replies = await this.client.multi().rpush(keys.queue, payload).rpush(keys.notify, 1).lrem(job.key, 1, job.raw).exec();
+    const replies = await this.client
+      .multi()
+      .rpush(keys.queue, payload)
+      .rpush(keys.notify, 1)
+      .lrem(job.key, 1, job.raw)
+      .exec();
     const error = replies?.find(([err]) => err)?.[0];
     if (replies === null || error) throw error ?? new Error(`retry of ${String(job.id)} was aborted`);
   }
@@ -106,7 +112,10 @@ export class RedisFailedLists {
     let total = 0;
     for (const kind of ['failed', 'invalid'] as const) {
       for (const key of await this.listKeys(kind)) {
-        const [[, length]] = ((await this.client.multi().llen(key).del(key).exec()) ?? [[null, 0]]) as [Error | null, number][];
+        const [[, length]] = ((await this.client.multi().llen(key).del(key).exec()) ?? [[null, 0]]) as [
+          Error | null,
+          number,
+        ][];
         total += length;
       }
     }
@@ -141,8 +150,13 @@ export class RedisFailedLists {
   private toJob(entry: FailedListEntry, key: string): RedisFailedJob {
     const h = entry.header ?? {};
     const queue = h.queue ?? this.queueOf(key, entry.kind);
-    const id = h.uuid ?? payloadUuid(entry.payload) ?? `invalid-${createHash('sha1').update(entry.raw).digest('hex').slice(0, 12)}`;
-    const exception = h.exception ?? `larq quarantined this payload: the pop script could not reserve it (${h.reason ?? 'no reason kept'})`;
+    const id =
+      h.uuid ??
+      payloadUuid(entry.payload) ??
+      `invalid-${createHash('sha1').update(entry.raw).digest('hex').slice(0, 12)}`;
+    const exception =
+      h.exception ??
+      `larq quarantined this payload: the pop script could not reserve it (${h.reason ?? 'no reason kept'})`;
     return {
       id,
       uuid: id,

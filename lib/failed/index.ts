@@ -15,7 +15,19 @@ export { FileFailedJobProvider, type FileFailedJobProviderOptions } from './File
 export { NullFailedJobProvider } from './NullFailedJobProvider';
 // The SQL layer is shared with the database cache store; its names are exported here too, as before.
 export { connectSql, createFailedJobsTable, failedJobsTableSql, type CreateFailedJobsTableOptions } from '../sql';
-export type { SqlClient, SqlConnectionConfig, SqlDialect, SqlValue, SqlRow, SqlRunner, SqliteDatabaseLike, SqliteStatementLike, MysqlClientLike, PgClientLike, PgTypeParsers } from '../sql';
+export type {
+  SqlClient,
+  SqlConnectionConfig,
+  SqlDialect,
+  SqlValue,
+  SqlRow,
+  SqlRunner,
+  SqliteDatabaseLike,
+  SqliteStatementLike,
+  MysqlClientLike,
+  PgClientLike,
+  PgTypeParsers,
+} from '../sql';
 
 /** Settings every store shares. */
 interface CommonConfig {
@@ -50,17 +62,31 @@ export function createFailedJobProvider(config: FailedJobProviderConfig): Failed
   switch (config?.driver) {
     case 'database-uuids':
     case 'database':
-      if (!config.database) throw new InvalidOptionError('database', `the ${config.driver} driver needs a database connection`);
-      return new DatabaseFailedJobProvider(config.database, { driver: config.driver, table: config.table, timezone: config.timezone, clock: config.clock });
+      if (!config.database)
+        throw new InvalidOptionError('database', `the ${config.driver} driver needs a database connection`);
+      return new DatabaseFailedJobProvider(config.database, {
+        driver: config.driver,
+        table: config.table,
+        timezone: config.timezone,
+        clock: config.clock,
+      });
     case 'file':
-      return new FileFailedJobProvider(config.path, { limit: config.limit, timezone: config.timezone, clock: config.clock, lockDirectory: config.lockDirectory });
+      return new FileFailedJobProvider(config.path, {
+        limit: config.limit,
+        timezone: config.timezone,
+        clock: config.clock,
+        lockDirectory: config.lockDirectory,
+      });
     case 'null':
       return new NullFailedJobProvider();
     default: {
       const driver: unknown = (config as { driver?: unknown } | undefined)?.driver;
       // dynamodb is a Laravel driver larq does not implement; say so rather than "unknown".
       const hint = driver === 'dynamodb' ? ' (dynamodb is not supported by larq)' : '';
-      throw new InvalidOptionError('driver', `expected "database-uuids", "database", "file" or "null", got ${JSON.stringify(driver)}${hint}`);
+      throw new InvalidOptionError(
+        'driver',
+        `expected "database-uuids", "database", "file" or "null", got ${JSON.stringify(driver)}${hint}`,
+      );
     }
   }
 }

@@ -34,7 +34,10 @@ export function recordUuid(payload: string | Buffer): string {
 export function utf8Payload(payload: string | Buffer, store: string): string {
   if (typeof payload === 'string') return payload;
   if (!isUtf8(payload)) {
-    throw new InvalidPayloadError(`${store} cannot hold this payload byte for byte: it is not valid UTF-8`, payload.toString('utf8'));
+    throw new InvalidPayloadError(
+      `${store} cannot hold this payload byte for byte: it is not valid UTF-8`,
+      payload.toString('utf8'),
+    );
   }
   return payload.toString('utf8');
 }

@@ -12,7 +12,10 @@ export function resetAttemptsInBytes(bytes: Buffer): Buffer {
   // multi-byte sequences never contain ASCII bytes, so positions found in the text are byte offsets.
   const text = bytes.toString('latin1');
   const fail = (why: string): never => {
-    throw new InvalidPayloadError(`Payload is not a JSON object whose attempts can be reset: ${why}`, bytes.toString('utf8'));
+    throw new InvalidPayloadError(
+      `Payload is not a JSON object whose attempts can be reset: ${why}`,
+      bytes.toString('utf8'),
+    );
   };
   let i = skipSpace(text, 0);
   if (text[i] !== '{') fail('it does not start with "{"');
@@ -28,7 +31,8 @@ export function resetAttemptsInBytes(bytes: Buffer): Buffer {
     const valueStart = skipSpace(text, i + 1);
     const valueEnd = skipValue(text, valueStart);
     // The last of duplicate keys wins, as in PHP's json_decode.
-    if (decodeKey(key) === 'attempts') span = text.slice(valueStart, valueEnd) === 'null' ? null : [valueStart, valueEnd];
+    if (decodeKey(key) === 'attempts')
+      span = text.slice(valueStart, valueEnd) === 'null' ? null : [valueStart, valueEnd];
     i = skipSpace(text, valueEnd);
     if (text[i] === ',') i = skipSpace(text, i + 1);
     else if (text[i] === '}') break;

@@ -79,8 +79,20 @@ export class BatchRepository {
       this.sql.dialect === 'sqlite'
         ? { str: 'varchar not null', int: 'integer not null', intN: 'integer', text: 'text not null', medium: 'text' }
         : this.sql.dialect === 'mysql'
-          ? { str: 'varchar(255) not null', int: 'int not null', intN: 'int null', text: 'text not null', medium: 'mediumtext null' }
-          : { str: 'varchar(255) not null', int: 'integer not null', intN: 'integer null', text: 'text not null', medium: 'text null' };
+          ? {
+              str: 'varchar(255) not null',
+              int: 'int not null',
+              intN: 'int null',
+              text: 'text not null',
+              medium: 'mediumtext null',
+            }
+          : {
+              str: 'varchar(255) not null',
+              int: 'integer not null',
+              intN: 'integer null',
+              text: 'text not null',
+              medium: 'text null',
+            };
     return `CREATE TABLE ${t} (${q('id')} ${types.str} primary key, ${q('name')} ${types.str}, ${q('total_jobs')} ${types.int}, ${q('pending_jobs')} ${types.int}, ${q('failed_jobs')} ${types.int}, ${q('failed_job_ids')} ${types.text}, ${q('options')} ${types.medium}, ${q('cancelled_at')} ${types.intN}, ${q('created_at')} ${types.int}, ${q('finished_at')} ${types.intN})`;
   }
 
@@ -90,14 +102,28 @@ export class BatchRepository {
 
   /** The batch, or null (Bus::findBatch). */
   async find(id: string): Promise<BatchRecord | null> {
-    const rows = await this.sql.select(`SELECT * FROM ${this.sql.quote(this.table)} WHERE ${this.sql.quote('id')} = ${this.sql.param(1)}`, [id]);
+    const rows = await this.sql.select(
+      `SELECT * FROM ${this.sql.quote(this.table)} WHERE ${this.sql.quote('id')} = ${this.sql.param(1)}`,
+      [id],
+    );
     return rows[0] ? decodeRow(rows[0]) : null;
   }
 
   /** Insert a new, empty batch as DatabaseBatchRepository::store does (8.x). */
   async store(name: string, options: BatchOptions = {}): Promise<BatchRecord> {
     const id = orderedUuid(this.clock);
-    const cols = ['id', 'name', 'total_jobs', 'pending_jobs', 'failed_jobs', 'failed_job_ids', 'options', 'created_at', 'cancelled_at', 'finished_at'];
+    const cols = [
+      'id',
+      'name',
+      'total_jobs',
+      'pending_jobs',
+      'failed_jobs',
+      'failed_job_ids',
+      'options',
+      'created_at',
+      'cancelled_at',
+      'finished_at',
+    ];
     const params = [id, name, 0, 0, 0, '[]', serialize(optionsArray(options)), unixSeconds(this.clock), null, null];
     await this.sql.execute(
       `INSERT INTO ${this.sql.quote(this.table)} (${cols.map((c) => this.sql.quote(c)).join(', ')}) VALUES (${cols.map((_, i) => this.sql.param(i + 1)).join(', ')})`,
@@ -179,7 +205,11 @@ export class BatchRepository {
     return this.sql.execute(sql, [Math.floor(before.getTime() / 1000)]);
   }
 
-  private async update(id: string, values: Record<string, string | number | null>, runner: SqlRunner = this.sql): Promise<void> {
+  private async update(
+    id: string,
+    values: Record<string, string | number | null>,
+    runner: SqlRunner = this.sql,
+  ): Promise<void> {
     const q = (c: string) => this.sql.quote(c);
     const keys = Object.keys(values);
     await runner.execute(
@@ -198,10 +228,21 @@ export class BatchRepository {
     const q = (c: string) => this.sql.quote(c);
     const forUpdate = this.sql.dialect === 'sqlite' ? '' : ' FOR UPDATE';
     const found = await this.sql.transaction(async (tx) => {
-      const rows = await tx.select(`SELECT * FROM ${q(this.table)} WHERE ${q('id')} = ${this.sql.param(1)}${forUpdate}`, [id]);
+      const rows = await tx.select(
+        `SELECT * FROM ${q(this.table)} WHERE ${q('id')} = ${this.sql.param(1)}${forUpdate}`,
+        [id],
+      );
       if (!rows[0]) return false;
       const next = change(decodeRow(rows[0]));
-      await this.update(id, { pending_jobs: next.pending_jobs, failed_jobs: next.failed_jobs, failed_job_ids: phpJsonEncode(next.failed_job_ids) }, tx);
+      await this.update(
+        id,
+        {
+          pending_jobs: next.pending_jobs,
+          failed_jobs: next.failed_jobs,
+          failed_job_ids: phpJsonEncode(next.failed_job_ids),
+        },
+        tx,
+      );
       return true;
     });
     return found ? this.find(id) : null;
@@ -332,7 +373,9 @@ export async function dispatchBatch(
 ): Promise<BatchRecord> {
   const batch = await repo.store(options.name ?? '', options);
   const queue = typeof queues === 'function' ? queues(options.connection ?? null) : queues;
-  const inputs = jobs.map((j) => (j instanceof PhpObject ? { command: j } : j)).map((j) => ({ ...j, command: withProperty(j.command, 'batchId', batch.id) }));
+  const inputs = jobs
+    .map((j) => (j instanceof PhpObject ? { command: j } : j))
+    .map((j) => ({ ...j, command: withProperty(j.command, 'batchId', batch.id) }));
   await repo.incrementTotalJobs(batch.id, inputs.length);
   await queue.bulk(inputs, options.queue ?? null);
   return (await repo.find(batch.id))!;

@@ -141,7 +141,11 @@ export interface ChainOptions {
  * declares them, defaults left out as the class's serialize does. Jobs are PHP job objects (PHP or Node
  * handlers alike). Resolves to the first job's id.
  */
-export async function dispatchChain(queues: QueueResolver, jobs: (PhpObject | ObjectJob)[], options: ChainOptions = {}): Promise<string> {
+export async function dispatchChain(
+  queues: QueueResolver,
+  jobs: (PhpObject | ObjectJob)[],
+  options: ChainOptions = {},
+): Promise<string> {
   if (jobs.length === 0) throw new TypeError('dispatchChain: at least one job');
   const [head, ...rest] = jobs.map((j) => (j instanceof PhpObject ? { command: j } : j));
   const first = head.command;

@@ -2,7 +2,15 @@
 // wrapper jobs. Each feature plugs into Handlers through CommandHooks:
 //   new Handlers({ hooks: [modelHooks(...), uniqueJobs(...), chainHooks(queue), batchHooks(repo)] })
 // (this order follows CallQueuedHandler: models on unserialize, unique lock, then chain, then batch).
-export { chainHooks, dispatchChain, nextInChain, type ChainOptions, type ChainHooksOptions, type ChainWarning, type QueueResolver } from './chain';
+export {
+  chainHooks,
+  dispatchChain,
+  nextInChain,
+  type ChainOptions,
+  type ChainHooksOptions,
+  type ChainWarning,
+  type QueueResolver,
+} from './chain';
 export {
   BatchRepository,
   batchHooks,

@@ -35,11 +35,15 @@ export function modelReference(value: PhpValue | undefined): ModelReference | nu
   const collectionClass = value.get('collectionClass');
   const base = {
     class: typeof cls === 'string' ? cls : null,
-    relations: relations instanceof PhpArray ? [...relations.entries.values()].filter((r): r is string => typeof r === 'string') : [],
+    relations:
+      relations instanceof PhpArray
+        ? [...relations.entries.values()].filter((r): r is string => typeof r === 'string')
+        : [],
     connection: typeof connection === 'string' ? connection : null,
     collectionClass: typeof collectionClass === 'string' ? collectionClass : null,
   };
-  if (id instanceof PhpArray) return { ...base, kind: 'collection', ids: [...id.entries.values()].map((v) => toPlain(v)) };
+  if (id instanceof PhpArray)
+    return { ...base, kind: 'collection', ids: [...id.entries.values()].map((v) => toPlain(v)) };
   return { ...base, kind: 'model', id: toPlain(id ?? null) };
 }
 
@@ -90,10 +94,13 @@ export function modelHooks(resolver: ModelResolver, options: ModelHooksOptions):
       for (const ref of modelReferences(ctx.command).values()) {
         if (ref.kind !== 'model' || (await resolver(ref))) continue;
         const shouldDelete =
-          options.line >= 13 ? ctx.payload.decoded.deleteWhenMissingModels === true : deleting.has(ctx.payload.commandName ?? ctx.command.className);
+          options.line >= 13
+            ? ctx.payload.decoded.deleteWhenMissingModels === true
+            : deleting.has(ctx.payload.commandName ?? ctx.command.className);
         if (shouldDelete) {
           const batchId = ctx.command.get('batchId');
-          if (options.batches && typeof batchId === 'string' && batchId !== '' && ctx.uuid) await options.batches.recordSuccessfulJob(batchId, ctx.uuid);
+          if (options.batches && typeof batchId === 'string' && batchId !== '' && ctx.uuid)
+            await options.batches.recordSuccessfulJob(batchId, ctx.uuid);
           await ctx.delete();
         } else await ctx.fail(new ModelNotFoundError(ref));
         return false;

@@ -32,8 +32,21 @@ export function serializedInput(v: PhpValue | undefined): string | Buffer | null
 
 /** The keys Laravel's own envelope writes (8.x-13.x); every other top-level key came from a hook. */
 export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  'uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil',
-  'deleteWhenMissingModels', 'data', 'createdAt', 'id', 'attempts', 'delay',
+  'uuid',
+  'displayName',
+  'job',
+  'maxTries',
+  'maxExceptions',
+  'failOnTimeout',
+  'backoff',
+  'timeout',
+  'retryUntil',
+  'deleteWhenMissingModels',
+  'data',
+  'createdAt',
+  'id',
+  'attempts',
+  'delay',
 ]);
 
 // Queueable's properties per line, in declaration order, with their defaults (builder's trait declarations).
@@ -44,7 +57,10 @@ function queueableLayout(line: LaravelLine): { order: readonly string[]; default
   if (layout === undefined) {
     const props = queueableTrait(line).properties;
     const order = Object.keys(props);
-    layout = { order, defaults: new Map(order.map((name) => [name, toPhp((props[name] as { default?: unknown }).default ?? null)])) };
+    layout = {
+      order,
+      defaults: new Map(order.map((name) => [name, toPhp((props[name] as { default?: unknown }).default ?? null)])),
+    };
     queueable.set(line, layout);
   }
   return layout;
@@ -60,10 +76,18 @@ const AFTER_QUEUEABLE = new Set(['job', 'batchId', 'fakeBatch']);
  * properties), a property set to its default left out. An object made by PhpClass.make() is rebuilt from
  * its declaration; one read from PHP is placed by Queueable's declaration order on `line` (default 13).
  */
-export function withJobProperties(object: PhpObject, updates: Readonly<Record<string, PhpValue>>, line: LaravelLine = 13): PhpObject {
+export function withJobProperties(
+  object: PhpObject,
+  updates: Readonly<Record<string, PhpValue>>,
+  line: LaravelLine = 13,
+): PhpObject {
   const names = object.properties.map((p) => p.name);
   const declaration = declarationOf(object);
-  if (declaration && new Set(names).size === names.length && Object.keys(updates).every((n) => declaration.properties.some((p) => p.name === n))) {
+  if (
+    declaration &&
+    new Set(names).size === names.length &&
+    Object.keys(updates).every((n) => declaration.properties.some((p) => p.name === n))
+  ) {
     const values: Record<string, unknown> = {};
     for (const p of object.properties) values[p.name] = asBuilt(p.value);
     for (const [name, value] of Object.entries(updates)) values[name] = asBuilt(value);
@@ -83,7 +107,12 @@ export function withJobProperties(object: PhpObject, updates: Readonly<Record<st
     } else if (index !== -1) {
       properties[index] = { ...properties[index], value };
     } else {
-      properties = inserted(properties, { name, visibility: 'public', value }, rank === -1 ? [] : order.slice(0, rank), rank === -1 ? [] : order.slice(rank + 1));
+      properties = inserted(
+        properties,
+        { name, visibility: 'public', value },
+        rank === -1 ? [] : order.slice(0, rank),
+        rank === -1 ? [] : order.slice(rank + 1),
+      );
     }
   }
   return new PhpObject(object.className, properties);
@@ -97,7 +126,12 @@ function asBuilt(value: PhpValue): unknown {
 
 // Put `property` after the nearest of Queueable's earlier properties present, else before the nearest later
 // one, else before the traits that follow Queueable, else last.
-function inserted(properties: PhpProperty[], property: PhpProperty, before: readonly string[], after: readonly string[]): PhpProperty[] {
+function inserted(
+  properties: PhpProperty[],
+  property: PhpProperty,
+  before: readonly string[],
+  after: readonly string[],
+): PhpProperty[] {
   const at = (index: number) => [...properties.slice(0, index), property, ...properties.slice(index)];
   for (const name of [...before].reverse()) {
     const i = properties.findIndex((p) => p.name === name);

@@ -66,10 +66,16 @@ export async function uniqueLockName(command: PhpObject, spec: UniqueJobSpec, op
 
 // 13.24+: an owner token in the command means a compare-and-delete release (a lock another dispatch took
 // since is left alone); otherwise, and before 13.24, UniqueLock::release force-releases.
-async function releaseLock(cache: CacheStore, command: PhpObject, spec: UniqueJobSpec, options: UniqueOptions): Promise<void> {
+async function releaseLock(
+  cache: CacheStore,
+  command: PhpObject,
+  spec: UniqueJobSpec,
+  options: UniqueOptions,
+): Promise<void> {
   const name = await uniqueLockName(command, spec, options);
   const owner = command.get('uniqueLockOwner');
-  if (LaravelRelease.of(options.laravel).has('uniqueLockOwner') && typeof owner === 'string' && owner !== '') await cache.lock(name, 0, owner).release();
+  if (LaravelRelease.of(options.laravel).has('uniqueLockOwner') && typeof owner === 'string' && owner !== '')
+    await cache.lock(name, 0, owner).release();
   else await cache.lock(name, 0).forceRelease();
 }
 
@@ -79,7 +85,11 @@ async function releaseLock(cache: CacheStore, command: PhpObject, spec: UniqueJo
  * lock just before its handler (13.24+: on a retry only with an owner token or at attempt 1).
  * Put these hooks before chainHooks/batchHooks: Laravel releases the lock before continuing a chain.
  */
-export function uniqueJobs(classes: Readonly<Record<string, UniqueJobSpec>>, cache: CacheStore, options: UniqueOptions): CommandHooks {
+export function uniqueJobs(
+  classes: Readonly<Record<string, UniqueJobSpec>>,
+  cache: CacheStore,
+  options: UniqueOptions,
+): CommandHooks {
   const specOf = (command: PhpObject | null) => (command ? classes[command.className] : undefined);
   return {
     feature: 'unique',
@@ -123,7 +133,9 @@ export async function dispatchUnique(
   const release = LaravelRelease.of(options.laravel);
   const lock = cache.lock(await uniqueLockName(input.command, spec, options), seconds);
   if (!(await lock.acquire())) return null;
-  const command = release.has('uniqueLockOwner') ? withJobProperties(input.command, { uniqueLockOwner: lock.owner }, release.line) : input.command;
+  const command = release.has('uniqueLockOwner')
+    ? withJobProperties(input.command, { uniqueLockOwner: lock.owner }, release.line)
+    : input.command;
   try {
     return await dispatchObject(queues, { ...input, command });
   } catch (e) {

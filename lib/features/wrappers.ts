@@ -76,7 +76,11 @@ export interface QueuedMailableView {
 export function queuedMailable(command: PhpObject): QueuedMailableView | null {
   if (command.className !== SEND_QUEUED_MAILABLE) return null;
   const mailable = command.get('mailable');
-  return { mailable: mailable instanceof PhpObject ? mailable : null, tries: int(command.get('tries')), timeout: int(command.get('timeout')) };
+  return {
+    mailable: mailable instanceof PhpObject ? mailable : null,
+    tries: int(command.get('tries')),
+    timeout: int(command.get('timeout')),
+  };
 }
 
 /** A queued broadcast (BroadcastEvent). */
@@ -89,7 +93,11 @@ export interface BroadcastEventView {
 export function broadcastEvent(command: PhpObject): BroadcastEventView | null {
   if (command.className !== BROADCAST_EVENT) return null;
   const event = command.get('event');
-  return { event: event instanceof PhpObject ? event : null, tries: int(command.get('tries')), timeout: int(command.get('timeout')) };
+  return {
+    event: event instanceof PhpObject ? event : null,
+    tries: int(command.get('tries')),
+    timeout: int(command.get('timeout')),
+  };
 }
 
 /** Options of {@link callQueuedListener}: what Laravel copies from the listener object. */
@@ -115,7 +123,11 @@ const n = (v: number | null | undefined): PhpValue => (v === null || v === undef
  * `[event]`): class, method, data, tries, maxExceptions, backoff, retryUntil, timeout, shouldBeEncrypted,
  * then the InteractsWithQueue and Queueable properties.
  */
-export function callQueuedListener(listenerClass: string, args: PhpValue[] | PhpObject, options: QueuedListenerOptions = {}): PhpObject {
+export function callQueuedListener(
+  listenerClass: string,
+  args: PhpValue[] | PhpObject,
+  options: QueuedListenerOptions = {},
+): PhpObject {
   const line = options.line ?? 8;
   if (line !== 8) throw new InvalidOptionError('line', 'callQueuedListener writes the Laravel 8 shape only');
   const data = args instanceof PhpObject ? [args] : args;
@@ -140,11 +152,19 @@ export function callQueuedListener(listenerClass: string, args: PhpValue[] | Php
     ['middleware', new PhpArray()],
     ['chained', new PhpArray()],
   ];
-  return new PhpObject(CALL_QUEUED_LISTENER, values.map(([name, value]) => ({ name, visibility: 'public' as const, value })));
+  return new PhpObject(
+    CALL_QUEUED_LISTENER,
+    values.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
+  );
 }
 
 /** Queue `listenerClass` for `event` as Laravel's dispatcher does for a ShouldQueue listener; resolves to the job id. */
-export function dispatchListener(queues: QueueResolver, listenerClass: string, args: PhpValue[] | PhpObject, options: QueuedListenerOptions = {}): Promise<string> {
+export function dispatchListener(
+  queues: QueueResolver,
+  listenerClass: string,
+  args: PhpValue[] | PhpObject,
+  options: QueuedListenerOptions = {},
+): Promise<string> {
   const command = callQueuedListener(listenerClass, args, options);
   const job: ObjectJob = { command, displayName: listenerClass, encrypt: options.shouldBeEncrypted === true };
   return dispatchObject(queues, job);

@@ -5,7 +5,13 @@
 // `Job::fire`, 13.x).
 import { systemClock, type Clock } from '../clock';
 import type { CacheStore } from '../cache/CacheStore';
-import { CommandClassMismatchError, InvalidOptionError, PhpOnlyJobError, UnknownJobError, UnsupportedMiddlewareError } from '../errors';
+import {
+  CommandClassMismatchError,
+  InvalidOptionError,
+  PhpOnlyJobError,
+  UnknownJobError,
+  UnsupportedMiddlewareError,
+} from '../errors';
 import type { JobAttempt, JobRunner } from '../jobs/contracts';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
@@ -15,7 +21,13 @@ import { CALL_QUEUED_LISTENER } from '../features/wrappers';
 import { HandlerContext, type FailJob, type JobContext, type ObjectJobContext } from './HandlerContext';
 // the index, which registers every middleware larq reads from payloads
 import {
-  payloadMiddleware, runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareServices, type RateLimiterCallback, type RedisLimiterConnection,
+  payloadMiddleware,
+  runThroughMiddleware,
+  type BatchLookup,
+  type JobMiddleware,
+  type MiddlewareServices,
+  type RateLimiterCallback,
+  type RedisLimiterConnection,
 } from '../middleware';
 
 export type { JobContext, ObjectJobContext } from './HandlerContext';
@@ -24,7 +36,10 @@ export type { JobContext, ObjectJobContext } from './HandlerContext';
  * Runs an object job: `command` is the plain-JS view of the PHP object (see toPlain). `T` describes that
  * view (e.g. your job's interface); it is what you declare, not something larq checks at run time.
  */
-export type ObjectJobHandler<T extends object = Record<string, unknown>> = (command: T, ctx: ObjectJobContext) => unknown;
+export type ObjectJobHandler<T extends object = Record<string, unknown>> = (
+  command: T,
+  ctx: ObjectJobContext,
+) => unknown;
 /**
  * Runs a string job (`Class@method`): `data` is the payload's `data`, big integers as bigint. `T`
  * describes that data; it is what you declare, not something larq checks at run time.
@@ -118,7 +133,10 @@ export interface HandlersSummary {
 }
 
 function checkUnknownJobs(policy: UnknownJobPolicy): UnknownJobPolicy {
-  if (policy !== 'fail' && !(typeof policy === 'object' && policy !== null && Number.isInteger(policy.release) && policy.release >= 0)) {
+  if (
+    policy !== 'fail' &&
+    !(typeof policy === 'object' && policy !== null && Number.isInteger(policy.release) && policy.release >= 0)
+  ) {
     throw new InvalidOptionError('unknownJobs', "must be 'fail' or { release: seconds }");
   }
   return policy;
@@ -187,9 +205,13 @@ export class Handlers implements JobRunner<RedisJob> {
   useDefaults(defaults: CommandHooks[]): this {
     const present = new Set(this.hooks.map((h) => h.feature));
     const added = defaults.filter((d) => d.feature !== undefined && !present.has(d.feature));
-    const rank = (h: CommandHooks) => (h.feature === undefined ? LARAVEL_FEATURES.length : LARAVEL_FEATURES.indexOf(h.feature));
+    const rank = (h: CommandHooks) =>
+      h.feature === undefined ? LARAVEL_FEATURES.length : LARAVEL_FEATURES.indexOf(h.feature);
     // a stable sort: the user's own order among equal ranks stays
-    this.hooks = [...this.hooks, ...added].map((h, i) => [h, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([h]) => h);
+    this.hooks = [...this.hooks, ...added]
+      .map((h, i) => [h, i] as const)
+      .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1])
+      .map(([h]) => h);
     return this;
   }
 
@@ -208,14 +230,30 @@ export class Handlers implements JobRunner<RedisJob> {
    * Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`.
    * `handlers.object<SendWelcomeEmail>(...)` types the command as your interface for the job.
    */
-  object<T extends object = Record<string, unknown>>(className: string, handler: ObjectJobHandler<T>, hooks: HandlerHooks = {}): this {
-    this.objects.set(className, { handler: handler as StoredObjectHandler, failed: hooks.failed, middleware: hooks.middleware });
+  object<T extends object = Record<string, unknown>>(
+    className: string,
+    handler: ObjectJobHandler<T>,
+    hooks: HandlerHooks = {},
+  ): this {
+    this.objects.set(className, {
+      handler: handler as StoredObjectHandler,
+      failed: hooks.failed,
+      middleware: hooks.middleware,
+    });
     return this;
   }
 
   /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`; `T` types the listener's view. */
-  listener<T extends object = Record<string, unknown>>(listenerClass: string, handler: ObjectJobHandler<T>, hooks: HandlerHooks = {}): this {
-    this.listeners.set(listenerClass, { handler: handler as StoredObjectHandler, failed: hooks.failed, middleware: hooks.middleware });
+  listener<T extends object = Record<string, unknown>>(
+    listenerClass: string,
+    handler: ObjectJobHandler<T>,
+    hooks: HandlerHooks = {},
+  ): this {
+    this.listeners.set(listenerClass, {
+      handler: handler as StoredObjectHandler,
+      failed: hooks.failed,
+      middleware: hooks.middleware,
+    });
     return this;
   }
 
@@ -238,11 +276,13 @@ export class Handlers implements JobRunner<RedisJob> {
     // The job given is fenced: its delete and release are refused once the attempt is over.
     const payload = job.payload(); // an unreadable payload throws here: an ordinary job exception
     if (!payload.isObjectJob) return this.runString(job, payload, attempt);
-    if (payload.commandName === CLOSURE) return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
+    if (payload.commandName === CLOSURE)
+      return this.unrunnable(job, new PhpOnlyJobError(payload.name, 'a queued closure (CallQueuedClosure)'));
     const command = job.command();
     // The payload's name and the object's class must agree: a handler only ever gets the class it was
     // registered for (PHP's CallQueuedHandler would run the object's own class, not commandName's).
-    if (!sameClass(payload, command)) return this.unrunnable(job, new CommandClassMismatchError(payload.commandName!, command.className));
+    if (!sameClass(payload, command))
+      return this.unrunnable(job, new CommandClassMismatchError(payload.commandName!, command.className));
     const entry = this.objectEntry(payload, command);
     if (!entry) return this.unrunnable(job, new UnknownJobError(this.routeName(payload, command)));
     let middleware: readonly JobMiddleware[];
@@ -267,10 +307,14 @@ export class Handlers implements JobRunner<RedisJob> {
       const view = toPlain<Record<string, unknown>>(command);
       let started = false;
       try {
-        await runThroughMiddleware(middleware, { job: ctx, command: view, services: this.middlewareServices() }, async () => {
-          started = true;
-          await entry.handler(view, ctx);
-        });
+        await runThroughMiddleware(
+          middleware,
+          { job: ctx, command: view, services: this.middlewareServices() },
+          async () => {
+            started = true;
+            await entry.handler(view, ctx);
+          },
+        );
       } catch (e) {
         // a middleware whose store is not configured: refused before the handler, as an unknown job is
         if (!started && e instanceof UnsupportedMiddlewareError) return this.unrunnable(job, e);
@@ -302,7 +346,9 @@ export class Handlers implements JobRunner<RedisJob> {
     } catch {
       return; // nothing routes an unreadable payload to a hook
     }
-    const entry = payload.isObjectJob ? this.objectEntryOrNull(job, payload) : this.strings.get(callbackKey(payload.job));
+    const entry = payload.isObjectJob
+      ? this.objectEntryOrNull(job, payload)
+      : this.strings.get(callbackKey(payload.job));
     if (payload.isObjectJob && this.hooks.length > 0) {
       let command: PhpObject | null = null;
       try {
@@ -316,7 +362,11 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   // The handler's own middleware first, then the payload's: CallQueuedHandler's array_merge order.
-  private middlewareOf(entry: Entry<StoredObjectHandler>, command: PhpObject, jobName: string): readonly JobMiddleware[] {
+  private middlewareOf(
+    entry: Entry<StoredObjectHandler>,
+    command: PhpObject,
+    jobName: string,
+  ): readonly JobMiddleware[] {
     const carried = payloadMiddleware(command, jobName, this.ignoredMiddleware);
     if (!entry.middleware || entry.middleware.length === 0) return carried;
     return carried.length === 0 ? entry.middleware : [...entry.middleware, ...carried];
@@ -354,7 +404,9 @@ export class Handlers implements JobRunner<RedisJob> {
   }
 
   private routeName(payload: JobPayload, command: PhpObject): string {
-    return payload.commandName === CALL_QUEUED_LISTENER ? `${CALL_QUEUED_LISTENER} for ${listenerClass(command)}` : (payload.commandName ?? command.className);
+    return payload.commandName === CALL_QUEUED_LISTENER
+      ? `${CALL_QUEUED_LISTENER} for ${listenerClass(command)}`
+      : (payload.commandName ?? command.className);
   }
 
   // A job Node cannot run: failed with the reason, or put back for a PHP worker, never dropped.
@@ -366,7 +418,12 @@ export class Handlers implements JobRunner<RedisJob> {
 
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt): JobContext;
   private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command: PhpObject): ObjectJobContext;
-  private context(job: RedisJob, payload: JobPayload, attempt: JobAttempt, command?: PhpObject): JobContext | ObjectJobContext {
+  private context(
+    job: RedisJob,
+    payload: JobPayload,
+    attempt: JobAttempt,
+    command?: PhpObject,
+  ): JobContext | ObjectJobContext {
     return new HandlerContext(job, payload, attempt, this.failFromHandler, command) as JobContext | ObjectJobContext;
   }
 }
@@ -379,7 +436,11 @@ function sameClass(payload: JobPayload, command: PhpObject): boolean {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 // Laravel's Str::parseCallback($job, 'fire'): split at the first '@'; no '@' means the `fire` method.

@@ -48,9 +48,14 @@ export function horizonPrefix(appName = 'Laravel'): string {
 export function resolveHorizonOptions(options: Partial<HorizonOptions> = {}): HorizonOptions {
   const trim = { ...DEFAULT_HORIZON_TRIM, ...options.trim };
   for (const [name, minutes] of Object.entries(trim)) {
-    if (!Number.isInteger(minutes) || minutes <= 0) throw new InvalidOptionError(`horizon.trim.${name}`, `must be a positive whole number of minutes, got ${String(minutes)}`);
+    if (!Number.isInteger(minutes) || minutes <= 0)
+      throw new InvalidOptionError(
+        `horizon.trim.${name}`,
+        `must be a positive whole number of minutes, got ${String(minutes)}`,
+      );
   }
   const prefix = options.prefix ?? horizonPrefix();
-  if (typeof prefix !== 'string' || prefix === '') throw new InvalidOptionError('horizon.prefix', 'must be a non-empty string');
+  if (typeof prefix !== 'string' || prefix === '')
+    throw new InvalidOptionError('horizon.prefix', 'must be a non-empty string');
   return { prefix, trim, silenced: options.silenced ?? [], tags: options.tags };
 }

@@ -33,7 +33,10 @@ export class JobPayload {
 
   constructor(readonly value: string) {
     const decoded = phpJsonDecode(value);
-    this.decoded = decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) ? (decoded as Record<string, unknown>) : {};
+    this.decoded =
+      decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded)
+        ? (decoded as Record<string, unknown>)
+        : {};
   }
 
   /** The record id: the payload's `uuid`, else its `id`. */

@@ -25,7 +25,18 @@ export interface SupervisedWorker {
   /** Jobs in flight at once: Horizon's process count for the pool. */
   processes: number;
   /** The worker's options, for the supervisor's `options` record. */
-  options: { backoff: number | string; maxTries: number; maxTime: number; maxJobs: number; memory: number; sleep: number; timeout: number; rest: number; force: boolean; name: string };
+  options: {
+    backoff: number | string;
+    maxTries: number;
+    maxTime: number;
+    maxJobs: number;
+    memory: number;
+    sleep: number;
+    timeout: number;
+    rest: number;
+    force: boolean;
+    name: string;
+  };
 }
 
 /** Horizon's heartbeat interval: MasterSupervisor::monitor loops once a second. */
@@ -104,7 +115,13 @@ export class MasterSupervisor {
     });
     pipe.zadd(this.keys.key('supervisors'), now, this.supervisorName);
     pipe.expire(supervisor, 30);
-    pipe.hset(master, { name: this.name, environment: 'larq', pid: String(this.pid), status, supervisors: phpJsonEncode([this.supervisorName]) });
+    pipe.hset(master, {
+      name: this.name,
+      environment: 'larq',
+      pid: String(this.pid),
+      status,
+      supervisors: phpJsonEncode([this.supervisorName]),
+    });
     pipe.zadd(this.keys.key('masters'), now, this.name);
     pipe.expire(master, 15);
     const replies = await pipe.exec();

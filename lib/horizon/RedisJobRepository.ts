@@ -41,12 +41,21 @@ export class RedisJobRepository {
   /** JobReserved: status `reserved`, the reserved payload (attempts counted); the expiry stays (`reserved`). */
   reserved(pipe: Pipe, payload: JobPayload, now: number): void {
     const time = phpFloatString(now);
-    pipe.hset(this.keys.job(payload.id()), { status: 'reserved', payload: payload.value, updated_at: time, reserved_at: time });
+    pipe.hset(this.keys.job(payload.id()), {
+      status: 'reserved',
+      payload: payload.value,
+      updated_at: time,
+      reserved_at: time,
+    });
   }
 
   /** JobReleased and JobsMigrated: back to `pending` with the payload as it now sits in Redis (`released`, `migrated`). */
   released(pipe: Pipe, payload: JobPayload, now: number): void {
-    pipe.hset(this.keys.job(payload.id()), { status: 'pending', payload: payload.value, updated_at: phpFloatString(now) });
+    pipe.hset(this.keys.job(payload.id()), {
+      status: 'pending',
+      payload: payload.value,
+      updated_at: phpFloatString(now),
+    });
   }
 
   /**

@@ -37,7 +37,10 @@ export interface HorizonRedisQueueOptions extends RedisQueueOptions {
 
 /** The slice of a Worker Horizon mode listens to (Worker.on('JobFailed', ...)). */
 export interface FailureEvents {
-  on(name: 'JobFailed', listener: (event: { connectionName: string; job: RedisJob; exception: Error }) => unknown): unknown;
+  on(
+    name: 'JobFailed',
+    listener: (event: { connectionName: string; job: RedisJob; exception: Error }) => unknown,
+  ): unknown;
 }
 
 // larq's errors that stand for Laravel's own exceptions, under the class name PHP would print.
@@ -86,7 +89,10 @@ export class HorizonRedisQueue extends RedisQueue {
   /** Schedule a job as Horizon's RedisQueue does (its pending record is written now); resolves to its uuid. */
   override async later(delay: number | Date, job: JobInput, queue?: string | null): Promise<string> {
     return this.send(queue, 1, async (extra) => {
-      const payload = this.prepare(job, payloadFor(job, this.dispatchContext(this.secondsUntil(delay), randomJobId(), extra)));
+      const payload = this.prepare(
+        job,
+        payloadFor(job, this.dispatchContext(this.secondsUntil(delay), randomJobId(), extra)),
+      );
       await this.pushed(queue, payload, () => super.laterRaw(delay, payload.value, queue));
       return payload.id();
     });
@@ -97,11 +103,23 @@ export class HorizonRedisQueue extends RedisQueue {
     const honoursDelay = this.options.laravel.atLeast('9.0');
     return this.send(queue, jobs.length, async (extra) => {
       const entries = jobs.map((job) => {
-        const { delay, payload } = delayAndPayloadFor(job, (d) => this.dispatchContext(d ?? null, randomJobId(), extra), honoursDelay);
+        const { delay, payload } = delayAndPayloadFor(
+          job,
+          (d) => this.dispatchContext(d ?? null, randomJobId(), extra),
+          honoursDelay,
+        );
         return { payload: this.prepare(job, payload), delay };
       });
-      await this.pushedMany(queue, entries.map((e) => e.payload), () =>
-        super.bulkRaw(entries.map((e): BulkEntry => (e.delay === undefined ? e.payload.value : { payload: e.payload.value, delay: e.delay })), queue),
+      await this.pushedMany(
+        queue,
+        entries.map((e) => e.payload),
+        () =>
+          super.bulkRaw(
+            entries.map((e): BulkEntry =>
+              e.delay === undefined ? e.payload.value : { payload: e.payload.value, delay: e.delay },
+            ),
+            queue,
+          ),
       );
       return entries.map((e) => e.payload.id());
     });
@@ -125,7 +143,12 @@ export class HorizonRedisQueue extends RedisQueue {
   override async bulkRaw(entries: BulkEntry[], queue?: string | null): Promise<(string | null)[]> {
     const prepared = entries.map((e) => this.prepare(null, typeof e === 'string' ? e : e.payload));
     await this.pushedMany(queue, prepared, () =>
-      super.bulkRaw(entries.map((e, i): BulkEntry => (typeof e === 'string' ? prepared[i].value : { payload: prepared[i].value, delay: e.delay })), queue),
+      super.bulkRaw(
+        entries.map((e, i): BulkEntry =>
+          typeof e === 'string' ? prepared[i].value : { payload: prepared[i].value, delay: e.delay },
+        ),
+        queue,
+      ),
     );
     return prepared.map((p) => p.id());
   }
@@ -138,7 +161,12 @@ export class HorizonRedisQueue extends RedisQueue {
   }
 
   /** popMany as RedisQueue does, then mark each job reserved (JobReserved) and start its timer. */
-  override async popMany(queue: string | null | undefined, index: number, count: number, onError: (error: Error) => void): Promise<RedisJob[]> {
+  override async popMany(
+    queue: string | null | undefined,
+    index: number,
+    count: number,
+    onError: (error: Error) => void,
+  ): Promise<RedisJob[]> {
     const jobs = await super.popMany(queue, index, count, onError);
     if (jobs.length > 0) await this.markReserved(jobs);
     return jobs;
@@ -151,7 +179,11 @@ export class HorizonRedisQueue extends RedisQueue {
   }
 
   /** Move the job to the delayed set, then mark it pending again (JobReleased). */
-  override async deleteAndRelease(queue: string | null | undefined, job: RedisJob, delay: number | Date): Promise<void> {
+  override async deleteAndRelease(
+    queue: string | null | undefined,
+    job: RedisJob,
+    delay: number | Date,
+  ): Promise<void> {
     await super.deleteAndRelease(queue, job, delay);
     const pipe = this.client.pipeline();
     this.jobs.released(pipe, new JobPayload(job.getReservedJob()), this.microtime());
@@ -205,13 +237,24 @@ export class HorizonRedisQueue extends RedisQueue {
     const pipe = this.client.pipeline();
     const now = this.microtime();
     for (const payload of payloads) this.jobs.released(pipe, new JobPayload(payload), now);
-    exec(pipe).catch((error: Error) => this.reportError(new LarqError(`Horizon's records of jobs migrated onto queue "${queue}" were not written: ${error.message}`, { cause: error })));
+    exec(pipe).catch((error: Error) =>
+      this.reportError(
+        new LarqError(`Horizon's records of jobs migrated onto queue "${queue}" were not written: ${error.message}`, {
+          cause: error,
+        }),
+      ),
+    );
   }
 
   // JobPayload::prepare for a job object (type, tags, silenced) or for a raw payload (no job: only the
   // payload's own tags, not silenced).
   private prepare(job: JobInput | null, payload: string): JobPayload {
-    const command = job instanceof PhpObject ? job : job !== null && 'command' in job && job.command instanceof PhpObject ? job.command : undefined;
+    const command =
+      job instanceof PhpObject
+        ? job
+        : job !== null && 'command' in job && job.command instanceof PhpObject
+          ? job.command
+          : undefined;
     const commandName = command?.className;
     return JobPayload.prepare(
       payload,
@@ -230,7 +273,11 @@ export class HorizonRedisQueue extends RedisQueue {
     return (await this.pushedMany(queue, [payload], push)) as T;
   }
 
-  private async pushedMany<T>(queue: string | null | undefined, payloads: JobPayload[], push: () => Promise<T>): Promise<T> {
+  private async pushedMany<T>(
+    queue: string | null | undefined,
+    payloads: JobPayload[],
+    push: () => Promise<T>,
+  ): Promise<T> {
     const monitored = await Promise.all(payloads.map((p) => this.tags.monitored(this.client, p.tags())));
     const pipe = this.client.pipeline();
     const now = this.microtime();

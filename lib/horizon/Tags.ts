@@ -7,14 +7,17 @@ import { modelReference } from '../features/models';
 import type { PhpObject } from '../php/values';
 
 /** The tags Horizon's `Tags::for` gives the job object `command`. */
-export function tagsFor(command: PhpObject, explicit?: (command: PhpObject) => readonly string[] | undefined): string[] {
+export function tagsFor(
+  command: PhpObject,
+  explicit?: (command: PhpObject) => readonly string[] | undefined,
+): string[] {
   const tags = explicit?.(command);
   if (tags !== undefined && tags.length > 0) return [...new Set(tags)];
   const out: string[] = [];
   for (const property of command.properties) {
     const ref = modelReference(property.value);
     if (ref === null || ref.class === null) continue;
-    const keys = ref.kind === 'collection' ? ref.ids ?? [] : [ref.id];
+    const keys = ref.kind === 'collection' ? (ref.ids ?? []) : [ref.id];
     for (const key of keys) out.push(`${ref.class}:${String(key)}`);
   }
   return [...new Set(out)];

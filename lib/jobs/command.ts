@@ -17,7 +17,9 @@ export function decodeCommand(payload: JobPayload, encrypter?: Encrypter | null)
   let serialized: string | Buffer = text;
   if (!text.startsWith('O:')) {
     if (!encrypter) {
-      throw new MissingEncrypterError(`Job ${name} has an encrypted command (ShouldBeEncrypted); give the queue the app's APP_KEY to decrypt it`);
+      throw new MissingEncrypterError(
+        `Job ${name} has an encrypted command (ShouldBeEncrypted); give the queue the app's APP_KEY to decrypt it`,
+      );
     }
     // Bytes, not text: PHP strings are byte strings, and an encrypted command is the one place where
     // bytes that are not UTF-8 travel (json_encode refuses them in a plain payload). They are read as PhpBytes.

@@ -51,9 +51,19 @@ export function payloadFor(input: JobInput, ctx: DispatchContext): string {
 // `live`: the command's live values when the caller has read them already (bulk reads `delay` first).
 function payloadWith(input: JobInput, ctx: DispatchContext, live?: LiveValues): string {
   if (input instanceof PhpObject) return objectPayload({ command: input }, ctx, live);
-  if (isStringJob(input)) return createStringPayload(input, { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, id: ctx.id, extra: ctx.extra });
+  if (isStringJob(input))
+    return createStringPayload(input, {
+      line: ctx.line,
+      clock: ctx.clock,
+      delay: ctx.delay ?? null,
+      id: ctx.id,
+      extra: ctx.extra,
+    });
   if (input && input.command instanceof PhpObject) return objectPayload(input, ctx, live);
-  throw new InvalidOptionError('job', 'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }');
+  throw new InvalidOptionError(
+    'job',
+    'must be a PhpObject, { command: PhpObject, ... } or { job: "Class@method", data }',
+  );
 }
 
 /** The delay a job object asks for (Queueable's `delay` property), in seconds, for bulk() as 9.x+ honours it. */
@@ -93,7 +103,11 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues)
   if (job.encrypt) {
     // the encrypter takes the serialized bytes, which PhpBytes may make other than UTF-8; the result is escaped with the payload
     const serialized = serializeToBuffer(c);
-    if (!ctx.encrypter) throw new InvalidOptionError('encrypt', `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`);
+    if (!ctx.encrypter)
+      throw new InvalidOptionError(
+        'encrypt',
+        `${c.className} is to be encrypted but the queue has no encrypter (set appKey)`,
+      );
     command = ctx.encrypter.encrypt(serialized);
   } else {
     command = new JsonText(serializeToJsonString(c));
@@ -113,13 +127,22 @@ function objectPayload(job: ObjectJob, ctx: DispatchContext, known?: LiveValues)
       batchId: stringOf(live.batchId),
     },
     command,
-    { line: ctx.line, clock: ctx.clock, delay: ctx.delay ?? null, extra: mergedExtra(ctx.extra, job.extra), id: ctx.id },
+    {
+      line: ctx.line,
+      clock: ctx.clock,
+      delay: ctx.delay ?? null,
+      extra: mergedExtra(ctx.extra, job.extra),
+      id: ctx.id,
+    },
   );
 }
 
 // The queue's keys first, then the job's, as a createPayloadArray hook's keys come before those that
 // Laravel's createPayloadUsing callbacks merge (Laravel `Queue::createPayload`, 11.x-13.x).
-function mergedExtra(queue: Record<string, unknown> | undefined, job: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function mergedExtra(
+  queue: Record<string, unknown> | undefined,
+  job: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   return queue === undefined ? job : job === undefined ? queue : { ...queue, ...job };
 }
 
@@ -128,7 +151,17 @@ function pick<T>(given: T | undefined, fromCommand: T): T {
 }
 
 /** The properties Laravel reads from the live job object when it builds the payload (and `delay` for bulk). */
-const LIVE_NAMES = ['tries', 'maxExceptions', 'timeout', 'failOnTimeout', 'backoff', 'retryUntil', 'deleteWhenMissingModels', 'batchId', 'delay'] as const;
+const LIVE_NAMES = [
+  'tries',
+  'maxExceptions',
+  'timeout',
+  'failOnTimeout',
+  'backoff',
+  'retryUntil',
+  'deleteWhenMissingModels',
+  'batchId',
+  'delay',
+] as const;
 type LiveValues = Record<(typeof LIVE_NAMES)[number], PhpValue | undefined>;
 const NONE_DECLARED = Object.fromEntries(LIVE_NAMES.map((name) => [name, undefined])) as LiveValues;
 
@@ -178,7 +211,9 @@ function backoffOf(v: PhpValue | undefined): BackoffSpec | null {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'string') return v;
   if (v instanceof PhpArray) {
-    return [...v.entries.values()].map((e) => (typeof e === 'bigint' ? Number(e) : typeof e === 'number' || typeof e === 'string' ? e : 0));
+    return [...v.entries.values()].map((e) =>
+      typeof e === 'bigint' ? Number(e) : typeof e === 'number' || typeof e === 'string' ? e : 0,
+    );
   }
   return null;
 }

@@ -43,7 +43,13 @@ export class ConcurrencyLimiter {
   async acquire(owner: string): Promise<string | null> {
     defineScripts(this.redis.client);
     const base = this.slotPrefix();
-    const index = await scripts.funnelAcquire(this.redis.client, this.redis.prefix + base, this.maxLocks, this.releaseAfter, owner);
+    const index = await scripts.funnelAcquire(
+      this.redis.client,
+      this.redis.prefix + base,
+      this.maxLocks,
+      this.releaseAfter,
+      owner,
+    );
     return index === null ? null : base + index;
   }
 

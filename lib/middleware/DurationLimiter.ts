@@ -32,7 +32,14 @@ export class DurationLimiter {
   async acquire(): Promise<boolean> {
     const [nowFraction, now] = this.now();
     defineScripts(this.redis.client);
-    const [acquired, end, left] = await scripts.durationLimiter(this.redis.client, this.key(), nowFraction, now, this.decay, this.maxLocks);
+    const [acquired, end, left] = await scripts.durationLimiter(
+      this.redis.client,
+      this.key(),
+      nowFraction,
+      now,
+      this.decay,
+      this.maxLocks,
+    );
     this.decaysAt = Number(end);
     this.remaining = Math.max(0, Number(left));
     return acquired === 1;
@@ -42,7 +49,14 @@ export class DurationLimiter {
   async tooManyAttempts(): Promise<boolean> {
     const [nowFraction, now] = this.now();
     defineScripts(this.redis.client);
-    const [end, left] = await scripts.durationLimiterTooManyAttempts(this.redis.client, this.key(), nowFraction, now, this.decay, this.maxLocks);
+    const [end, left] = await scripts.durationLimiterTooManyAttempts(
+      this.redis.client,
+      this.key(),
+      nowFraction,
+      now,
+      this.decay,
+      this.maxLocks,
+    );
     this.decaysAt = Number(end);
     this.remaining = Number(left);
     return this.remaining <= 0;

@@ -43,8 +43,13 @@ export interface JobMiddleware {
 }
 
 /** Run `handler` through `middleware`, first one outermost, as Laravel's Pipeline does. */
-export function runThroughMiddleware(middleware: readonly JobMiddleware[], ctx: MiddlewareContext, handler: () => Promise<void>): Promise<void> {
-  const step = (i: number): Promise<void> => (i === middleware.length ? handler() : middleware[i].handle(ctx, () => step(i + 1)));
+export function runThroughMiddleware(
+  middleware: readonly JobMiddleware[],
+  ctx: MiddlewareContext,
+  handler: () => Promise<void>,
+): Promise<void> {
+  const step = (i: number): Promise<void> =>
+    i === middleware.length ? handler() : middleware[i].handle(ctx, () => step(i + 1));
   return step(0);
 }
 
@@ -56,5 +61,7 @@ export function runThroughMiddleware(middleware: readonly JobMiddleware[], ctx: 
 export function jobDisplayName(job: ObjectJobContext): { name: string; hasDisplayName: boolean } {
   const className = job.payload.commandName ?? job.command.className;
   const display = job.payload.displayName;
-  return display !== null && display !== '' && display !== className ? { name: display, hasDisplayName: true } : { name: className, hasDisplayName: false };
+  return display !== null && display !== '' && display !== className
+    ? { name: display, hasDisplayName: true }
+    : { name: className, hasDisplayName: false };
 }

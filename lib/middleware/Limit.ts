@@ -17,7 +17,10 @@ export const UNLIMITED = Object.freeze({ unlimited: true as const });
 export type LimiterResult = Limit | readonly Limit[] | typeof UNLIMITED;
 
 /** A named limiter: PHP's `RateLimiter::for` closure, given the command's plain view and the job's context. */
-export type RateLimiterCallback = (command: Readonly<Record<string, unknown>>, job: ObjectJobContext) => LimiterResult | Promise<LimiterResult>;
+export type RateLimiterCallback = (
+  command: Readonly<Record<string, unknown>>,
+  job: ObjectJobContext,
+) => LimiterResult | Promise<LimiterResult>;
 
 /** Laravel's Limit constructors: `limit.perMinute(10).by(user)` reads as the PHP does. */
 export const limit = {
@@ -35,7 +38,12 @@ export interface KeyedLimit extends Limit {
 }
 
 function limitOf(key: string, maxAttempts: number, decaySeconds: number): KeyedLimit {
-  return Object.freeze({ key, maxAttempts, decaySeconds, by: (k: string | number) => limitOf(String(k), maxAttempts, decaySeconds) });
+  return Object.freeze({
+    key,
+    maxAttempts,
+    decaySeconds,
+    by: (k: string | number) => limitOf(String(k), maxAttempts, decaySeconds),
+  });
 }
 
 /**
@@ -48,6 +56,12 @@ export function limitsOf(result: LimiterResult): Limit[] | null {
   const seen = new Map<string, number>();
   for (const l of list) seen.set(l.key, (seen.get(l.key) ?? 0) + 1);
   return list.map((l) =>
-    (seen.get(l.key) ?? 0) > 1 ? { key: `${l.key ? `${l.key}:` : ''}attempts:${l.maxAttempts}:decay:${l.decaySeconds}`, maxAttempts: l.maxAttempts, decaySeconds: l.decaySeconds } : l,
+    (seen.get(l.key) ?? 0) > 1
+      ? {
+          key: `${l.key ? `${l.key}:` : ''}attempts:${l.maxAttempts}:decay:${l.decaySeconds}`,
+          maxAttempts: l.maxAttempts,
+          decaySeconds: l.decaySeconds,
+        }
+      : l,
   );
 }

@@ -45,17 +45,31 @@ export class RateLimited implements JobMiddleware {
 
   async handle(ctx: MiddlewareContext, next: () => Promise<void>): Promise<void> {
     const limiter = ctx.services.limiters.get(this.limiterName);
-    if (!limiter) throw new UnsupportedMiddlewareError(ctx.job.payload.name, this.className, new UnknownRateLimiterError(this.limiterName).message);
+    if (!limiter)
+      throw new UnsupportedMiddlewareError(
+        ctx.job.payload.name,
+        this.className,
+        new UnknownRateLimiterError(this.limiterName).message,
+      );
     const limits = limitsOf(await limiter(ctx.command, ctx.job));
     if (limits === null) return next();
-    const keyed = limits.map((l: Limit) => ({ key: md5(this.limiterName + l.key), maxAttempts: l.maxAttempts, decaySeconds: l.decaySeconds }));
+    const keyed = limits.map((l: Limit) => ({
+      key: md5(this.limiterName + l.key),
+      maxAttempts: l.maxAttempts,
+      decaySeconds: l.decaySeconds,
+    }));
     return this.handleJob(ctx, next, keyed);
   }
 
   /** RateLimited::handleJob: the first limit already used up releases (or deletes) the job; else each counts a hit. */
   protected async handleJob(ctx: MiddlewareContext, next: () => Promise<void>, limits: KeyedLimit[]): Promise<void> {
     const cache = ctx.services.cache;
-    if (!canLimit(cache)) throw new UnsupportedMiddlewareError(ctx.job.payload.name, this.className, 'no Redis cache store is configured for its counters');
+    if (!canLimit(cache))
+      throw new UnsupportedMiddlewareError(
+        ctx.job.payload.name,
+        this.className,
+        'no Redis cache store is configured for its counters',
+      );
     const limiter = new RateLimiter(cache, ctx.services.clock);
     for (const limit of limits) {
       if (await limiter.tooManyAttempts(limit.key, limit.maxAttempts)) {
@@ -80,7 +94,13 @@ export function md5(text: string): string {
 /** Reads RateLimited's serialized properties (limiterName, releaseAfter from 12.x, shouldRelease). */
 export function rateLimitedOptions(object: PhpObject, jobName: string): [string, RateLimitedOptions] {
   const should = object.get('shouldRelease');
-  return [keyProperty(object, 'limiterName', jobName), { releaseAfter: intOrNull(object, 'releaseAfter', jobName), shouldRelease: should === undefined ? true : should === true }];
+  return [
+    keyProperty(object, 'limiterName', jobName),
+    {
+      releaseAfter: intOrNull(object, 'releaseAfter', jobName),
+      shouldRelease: should === undefined ? true : should === true,
+    },
+  ];
 }
 
 registerMiddlewareDecoder(CLASS, (object, jobName) => new RateLimited(...rateLimitedOptions(object, jobName)));

@@ -15,13 +15,23 @@ const CLASS = 'Illuminate\\Queue\\Middleware\\RateLimitedWithRedis';
 export class RateLimitedWithRedis extends RateLimited {
   override readonly className: string = CLASS;
 
-  protected override async handleJob(ctx: MiddlewareContext, next: () => Promise<void>, limits: KeyedLimit[]): Promise<void> {
+  protected override async handleJob(
+    ctx: MiddlewareContext,
+    next: () => Promise<void>,
+    limits: KeyedLimit[],
+  ): Promise<void> {
     const redis = ctx.services.redis;
-    if (!redis) throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no Redis connection is configured for its limiter');
+    if (!redis)
+      throw new UnsupportedMiddlewareError(
+        ctx.job.payload.name,
+        CLASS,
+        'no Redis connection is configured for its limiter',
+      );
     for (const limit of limits) {
       const limiter = new DurationLimiter(redis, limit.key, limit.maxAttempts, limit.decaySeconds, ctx.services.clock);
       if (!(await limiter.acquire())) {
-        if (this.shouldRelease) await ctx.job.release(this.releaseAfter || limiter.decaysAt - unixSeconds(ctx.services.clock) + 3);
+        if (this.shouldRelease)
+          await ctx.job.release(this.releaseAfter || limiter.decaysAt - unixSeconds(ctx.services.clock) + 3);
         return;
       }
     }
@@ -36,6 +46,11 @@ export function rateLimitedWithRedis(limiterName: string, options: RateLimitedOp
 
 registerMiddlewareDecoder(CLASS, (object: PhpObject, jobName: string) => {
   const connection = object.get('connectionName');
-  if (connection !== undefined && connection !== null) throw new UnsupportedMiddlewareError(jobName, CLASS, `it names the Redis connection "${String(connection)}"; larq uses the default one`);
+  if (connection !== undefined && connection !== null)
+    throw new UnsupportedMiddlewareError(
+      jobName,
+      CLASS,
+      `it names the Redis connection "${String(connection)}"; larq uses the default one`,
+    );
   return new RateLimitedWithRedis(...rateLimitedOptions(object, jobName));
 });

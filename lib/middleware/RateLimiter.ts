@@ -68,6 +68,11 @@ export class RateLimiter {
  * changes; a user's `by()` key with `&`, `<`, `>` or quotes is escaped as PHP does for those.
  */
 export function cleanRateLimiterKey(key: string): string {
-  const entities = key.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+  const entities = key
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
   return entities.replace(/&([a-z])[a-z]+;/gi, '$1');
 }

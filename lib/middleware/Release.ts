@@ -8,7 +8,8 @@ import { intOrNull } from './phpValues';
 
 const CLASS = 'Illuminate\\Queue\\Middleware\\Release';
 
-type Condition = boolean | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => boolean | Promise<boolean>);
+type Condition =
+  boolean | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => boolean | Promise<boolean>);
 
 /** Release: put the job back, due in `releaseAfter` seconds, instead of running it when the condition holds. */
 export class Release implements JobMiddleware {
@@ -26,7 +27,10 @@ export class Release implements JobMiddleware {
 
   /** `Release::unless(condition, releaseAfter)`. */
   static unless(condition: Condition, releaseAfter = 0): Release {
-    return new Release(typeof condition === 'function' ? async (c, ctx) => !(await condition(c, ctx)) : !condition, releaseAfter);
+    return new Release(
+      typeof condition === 'function' ? async (c, ctx) => !(await condition(c, ctx)) : !condition,
+      releaseAfter,
+    );
   }
 
   async handle(ctx: MiddlewareContext, next: () => Promise<void>): Promise<void> {
@@ -38,6 +42,7 @@ export class Release implements JobMiddleware {
 
 registerMiddlewareDecoder(CLASS, (object: PhpObject, jobName: string) => {
   const release = object.get('release');
-  if (typeof release !== 'boolean') throw new UnsupportedMiddlewareError(jobName, CLASS, 'its release is not a boolean');
+  if (typeof release !== 'boolean')
+    throw new UnsupportedMiddlewareError(jobName, CLASS, 'its release is not a boolean');
   return new Release(release, intOrNull(object, 'releaseAfter', jobName) ?? 0);
 });

@@ -8,7 +8,8 @@ import type { JobMiddleware, MiddlewareContext } from './JobMiddleware';
 
 const CLASS = 'Illuminate\\Queue\\Middleware\\Skip';
 
-type Condition = boolean | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => boolean | Promise<boolean>);
+type Condition =
+  boolean | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => boolean | Promise<boolean>);
 
 /** Skip: the handler does not run when the condition holds. */
 export class Skip implements JobMiddleware {

@@ -14,7 +14,8 @@ export class SkipIfBatchCancelled implements JobMiddleware {
     const batchId = ctx.job.command.get('batchId');
     if (typeof batchId === 'string' && batchId !== '') {
       const batches = ctx.services.batches;
-      if (!batches) throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no job_batches repository is configured');
+      if (!batches)
+        throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no job_batches repository is configured');
       const batch = await batches.find(batchId);
       if (batch !== null && batch.cancelledAt !== null) return;
     }

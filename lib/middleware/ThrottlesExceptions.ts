@@ -49,14 +49,23 @@ export interface ExceptionCounter {
 /** ThrottlesExceptions on the cache RateLimiter; ThrottlesExceptionsWithRedis counts in Redis. */
 export class ThrottlesExceptions implements JobMiddleware {
   readonly className: string = CLASS;
-  protected readonly options: Required<Pick<ThrottlesExceptionsOptions, 'maxAttempts' | 'decaySeconds' | 'backoff' | 'prefix'>> & ThrottlesExceptionsOptions;
+  protected readonly options: Required<
+    Pick<ThrottlesExceptionsOptions, 'maxAttempts' | 'decaySeconds' | 'backoff' | 'prefix'>
+  > &
+    ThrottlesExceptionsOptions;
 
   constructor(
     options: ThrottlesExceptionsOptions = {},
     // 8.x keys the counter by md5 of the class name
     protected readonly md5Keys = false,
   ) {
-    this.options = { maxAttempts: 10, decaySeconds: 600, backoff: 0, prefix: 'laravel_throttles_exceptions:', ...options };
+    this.options = {
+      maxAttempts: 10,
+      decaySeconds: 600,
+      backoff: 0,
+      prefix: 'laravel_throttles_exceptions:',
+      ...options,
+    };
   }
 
   /** ThrottlesExceptions::getKey. */
@@ -70,7 +79,12 @@ export class ThrottlesExceptions implements JobMiddleware {
 
   protected async counter(ctx: MiddlewareContext): Promise<ExceptionCounter> {
     const cache = ctx.services.cache;
-    if (!canLimit(cache)) throw new UnsupportedMiddlewareError(ctx.job.payload.name, this.className, 'no Redis cache store is configured for its counters');
+    if (!canLimit(cache))
+      throw new UnsupportedMiddlewareError(
+        ctx.job.payload.name,
+        this.className,
+        'no Redis cache store is configured for its counters',
+      );
     const limiter = new RateLimiter(cache, ctx.services.clock);
     const key = await this.key(ctx);
     return {
@@ -107,7 +121,9 @@ export function throttlesExceptions(options: ThrottlesExceptionsOptions = {}): T
 export function throttleOptions(object: PhpObject, jobName: string): [ThrottlesExceptionsOptions, boolean] {
   refuseCallbacks(object, ['whenCallback', 'reportCallback', 'deleteWhenCallbacks', 'failWhenCallbacks'], jobName);
   const line8 = object.get('decayMinutes') !== undefined;
-  const decay = line8 ? (intOrNull(object, 'decayMinutes', jobName) ?? 10) * 60 : (intOrNull(object, 'decaySeconds', jobName) ?? 600);
+  const decay = line8
+    ? (intOrNull(object, 'decayMinutes', jobName) ?? 10) * 60
+    : (intOrNull(object, 'decaySeconds', jobName) ?? 600);
   const key = keyProperty(object, 'key', jobName);
   const backoff = object.get('retryAfterMinutes');
   if (backoff !== undefined && backoff !== null && typeof backoff !== 'bigint' && typeof backoff !== 'number') {

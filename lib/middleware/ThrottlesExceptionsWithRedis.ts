@@ -6,7 +6,12 @@ import type { PhpObject } from '../php/values';
 import { DurationLimiter } from './DurationLimiter';
 import { registerMiddlewareDecoder } from './fromPayload';
 import type { MiddlewareContext } from './JobMiddleware';
-import { ThrottlesExceptions, throttleOptions, type ExceptionCounter, type ThrottlesExceptionsOptions } from './ThrottlesExceptions';
+import {
+  ThrottlesExceptions,
+  throttleOptions,
+  type ExceptionCounter,
+  type ThrottlesExceptionsOptions,
+} from './ThrottlesExceptions';
 
 const CLASS = 'Illuminate\\Queue\\Middleware\\ThrottlesExceptionsWithRedis';
 
@@ -16,8 +21,19 @@ export class ThrottlesExceptionsWithRedis extends ThrottlesExceptions {
 
   protected override async counter(ctx: MiddlewareContext): Promise<ExceptionCounter> {
     const redis = ctx.services.redis;
-    if (!redis) throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no Redis connection is configured for its limiter');
-    const limiter = new DurationLimiter(redis, await this.key(ctx), this.options.maxAttempts, this.options.decaySeconds, ctx.services.clock);
+    if (!redis)
+      throw new UnsupportedMiddlewareError(
+        ctx.job.payload.name,
+        CLASS,
+        'no Redis connection is configured for its limiter',
+      );
+    const limiter = new DurationLimiter(
+      redis,
+      await this.key(ctx),
+      this.options.maxAttempts,
+      this.options.decaySeconds,
+      ctx.services.clock,
+    );
     return {
       tooManyAttempts: () => limiter.tooManyAttempts(),
       retryIn: async () => limiter.decaysAt - unixSeconds(ctx.services.clock),
@@ -34,6 +50,11 @@ export function throttlesExceptionsWithRedis(options: ThrottlesExceptionsOptions
 
 registerMiddlewareDecoder(CLASS, (object: PhpObject, jobName: string) => {
   const connection = object.get('connectionName');
-  if (connection !== undefined && connection !== null) throw new UnsupportedMiddlewareError(jobName, CLASS, `it names the Redis connection "${String(connection)}"; larq uses the default one`);
+  if (connection !== undefined && connection !== null)
+    throw new UnsupportedMiddlewareError(
+      jobName,
+      CLASS,
+      `it names the Redis connection "${String(connection)}"; larq uses the default one`,
+    );
   return new ThrottlesExceptionsWithRedis(...throttleOptions(object, jobName));
 });

@@ -21,7 +21,8 @@ export interface WithoutOverlappingOptions {
   shared?: boolean;
 }
 
-type KeyOf = string | number | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => string | number);
+type KeyOf =
+  string | number | ((command: Readonly<Record<string, unknown>>, ctx: MiddlewareContext) => string | number);
 
 /** WithoutOverlapping with a fixed key or one read from the command. */
 export class WithoutOverlapping implements JobMiddleware {
@@ -48,13 +49,17 @@ export class WithoutOverlapping implements JobMiddleware {
     const key = String(typeof this.key === 'function' ? this.key(ctx.command, ctx) : this.key);
     if (this.shared) return this.prefix + key;
     const { name, hasDisplayName } = jobDisplayName(ctx.job);
-    const jobName = hasDisplayName && !this.classNameOnly ? await xxh128(name) : (ctx.job.payload.commandName ?? ctx.job.command.className);
+    const jobName =
+      hasDisplayName && !this.classNameOnly
+        ? await xxh128(name)
+        : (ctx.job.payload.commandName ?? ctx.job.command.className);
     return `${this.prefix}${jobName}:${key}`;
   }
 
   async handle(ctx: MiddlewareContext, next: () => Promise<void>): Promise<void> {
     const cache = ctx.services.cache;
-    if (!cache) throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no cache store is configured for its lock');
+    if (!cache)
+      throw new UnsupportedMiddlewareError(ctx.job.payload.name, CLASS, 'no cache store is configured for its lock');
     const lock = cache.lock(await this.lockKey(ctx), this.expiresAfter);
     if (await lock.acquire()) {
       try {

@@ -29,7 +29,8 @@ export function supportedMiddlewareClasses(): string[] {
 export function payloadMiddleware(command: PhpObject, jobName: string, ignore: ReadonlySet<string>): JobMiddleware[] {
   const list = command.get('middleware');
   if (list === undefined || list === null) return [];
-  if (!(list instanceof PhpArray)) throw new UnsupportedMiddlewareError(jobName, describe(list), 'the middleware property is not an array');
+  if (!(list instanceof PhpArray))
+    throw new UnsupportedMiddlewareError(jobName, describe(list), 'the middleware property is not an array');
   if (list.size === 0) return [];
   const out: JobMiddleware[] = [];
   for (const item of list.entries.values()) {
@@ -52,7 +53,9 @@ function classOf(item: PhpValue): string {
 function reasonFor(item: PhpValue): string {
   if (typeof item === 'string') return 'a class name the PHP container resolves';
   if (item instanceof PhpObject && item.className.startsWith('Illuminate\\')) return 'not a middleware larq implements';
-  return item instanceof PhpObject || item instanceof PhpCustomObject ? "the app's own PHP code" : 'not a middleware object';
+  return item instanceof PhpObject || item instanceof PhpCustomObject
+    ? "the app's own PHP code"
+    : 'not a middleware object';
 }
 
 function describe(value: PhpValue): string {

@@ -1,6 +1,12 @@
 // Laravel's job middleware for Node handlers, and the registry that reads them from payloads. Importing
 // this module registers every middleware larq can read from a payload.
-export { runThroughMiddleware, type BatchLookup, type JobMiddleware, type MiddlewareContext, type MiddlewareServices } from './JobMiddleware';
+export {
+  runThroughMiddleware,
+  type BatchLookup,
+  type JobMiddleware,
+  type MiddlewareContext,
+  type MiddlewareServices,
+} from './JobMiddleware';
 export { payloadMiddleware, supportedMiddlewareClasses } from './fromPayload';
 export { limit, UNLIMITED, type Limit, type LimiterResult, type RateLimiterCallback } from './Limit';
 export type { RedisLimiterConnection } from './redisLimiters';

@@ -33,7 +33,8 @@ export function keyProperty(object: PhpObject, name: string, jobName: string): s
 export function refuseCallbacks(object: PhpObject, names: readonly string[], jobName: string): void {
   for (const name of names) {
     const value = object.get(name);
-    const empty = value === undefined || value === null || (typeof value === 'object' && 'size' in value && value.size === 0);
+    const empty =
+      value === undefined || value === null || (typeof value === 'object' && 'size' in value && value.size === 0);
     if (!empty) throw new UnsupportedMiddlewareError(jobName, object.className, `its ${name} is PHP code`);
   }
 }

@@ -13,7 +13,8 @@ export function parsePayload(raw: string): JobPayload {
   const decoded = decodeObject(raw);
   const job = decoded.job;
   if (job === undefined) throw new InvalidPayloadError('Payload has no "job" field', raw);
-  if (typeof job !== 'string') throw new InvalidPayloadError(`Payload "job" must be a string, got ${describe(job)}`, raw);
+  if (typeof job !== 'string')
+    throw new InvalidPayloadError(`Payload "job" must be a string, got ${describe(job)}`, raw);
   if (decoded.attempts === undefined) throw new InvalidPayloadError('Payload has no "attempts" field', raw);
   const attempts = attemptsOf(decoded.attempts);
   if (attempts === null) {
@@ -54,7 +55,11 @@ export function parsePayload(raw: string): JobPayload {
  * encode again, keeping every other key, its order and its value. Default flags: Laravel's payload
  * encoding (JSON_UNESCAPED_UNICODE).
  */
-export function rewritePayload(raw: string, changes: Readonly<Record<string, unknown>>, opts?: PhpJsonEncodeOptions): string {
+export function rewritePayload(
+  raw: string,
+  changes: Readonly<Record<string, unknown>>,
+  opts?: PhpJsonEncodeOptions,
+): string {
   const decoded = decodeObject(raw);
   for (const [key, value] of Object.entries(changes)) {
     // defineProperty: a "__proto__" key must stay data, not replace the prototype
@@ -100,7 +105,8 @@ function decodeObject(raw: string): Record<string, unknown> {
   try {
     decoded = phpJsonDecode(raw);
   } catch (e) {
-    if (e instanceof InvalidPayloadError) throw new InvalidPayloadError(`Payload is not valid JSON: ${e.message}`, raw, { cause: e });
+    if (e instanceof InvalidPayloadError)
+      throw new InvalidPayloadError(`Payload is not valid JSON: ${e.message}`, raw, { cause: e });
     throw e;
   }
   if (!isRecord(decoded)) throw new InvalidPayloadError(`Payload must be a JSON object, got ${describe(decoded)}`, raw);

@@ -99,7 +99,12 @@ export class PayloadFields {
       if (value === undefined) continue;
       const known = this.known[i];
       // the key before the value, so the first error is the one phpJsonEncode would report
-      const head = known !== undefined ? (out === '' ? known.first : known.next) : `${out === '' ? '{' : ','}${phpJsonEncode(this.keys[i])}:`;
+      const head =
+        known !== undefined
+          ? out === ''
+            ? known.first
+            : known.next
+          : `${out === '' ? '{' : ','}${phpJsonEncode(this.keys[i])}:`;
       out += `${head}${valueJson(value)}`;
     }
     return out === '' ? '{}' : `${out}}`;

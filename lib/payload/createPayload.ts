@@ -25,7 +25,11 @@ export function createObjectPayload(job: ObjectJobSpec, opts: PayloadOptions = {
  * createObjectPayload with the command given apart: as a string, or as its JSON text (what
  * serializeToJsonString writes), which spares escaping the longest field of the payload.
  */
-export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, command: string | JsonText, opts: PayloadOptions): string {
+export function createObjectPayloadOf(
+  job: Omit<ObjectJobSpec, 'command'>,
+  command: string | JsonText,
+  opts: PayloadOptions,
+): string {
   const line = checkLine(opts.line);
   const clock = opts.clock ?? systemClock;
   // every option is checked before the first field is written (see PayloadWriter.add), in this order
@@ -46,7 +50,7 @@ export function createObjectPayloadOf(job: Omit<ObjectJobSpec, 'command'>, comma
   p.add(KEYS.timeout, timeout);
   p.add(KEYS.retryUntil, retryUntil);
   if (line.has('deleteWhenMissingModels')) p.add(KEYS.deleteWhenMissingModels, job.deleteWhenMissingModels ?? false);
-  p.add(KEYS.data, new CommandData(job.commandName, command, line.has('batchId') ? job.batchId ?? null : undefined));
+  p.add(KEYS.data, new CommandData(job.commandName, command, line.has('batchId') ? (job.batchId ?? null) : undefined));
   return finish(p, line, opts, times);
 }
 
@@ -70,7 +74,8 @@ class CommandData extends KnownJson {
     // the members sit two containers deep, as in the object phpJsonEncode would be given
     let out = this.commandName === undefined ? '' : `"commandName":${phpJsonEncodeMember(this.commandName, 2)}`;
     const command = this.command;
-    if (command !== undefined) out += `${out === '' ? '' : ','}"command":${command instanceof JsonText ? command.json : phpJsonEncodeMember(command, 2)}`;
+    if (command !== undefined)
+      out += `${out === '' ? '' : ','}"command":${command instanceof JsonText ? command.json : phpJsonEncodeMember(command, 2)}`;
     if (this.batchId !== undefined) out += `${out === '' ? '' : ','}"batchId":${phpJsonEncodeMember(this.batchId, 2)}`;
     return `{${out}}`;
   }
@@ -117,11 +122,17 @@ class TimeFields {
 }
 
 /** The tail every payload shares: createdAt, hook keys, then the Redis additions. */
-function finish(p: PayloadFields | PayloadWriter, line: LaravelRelease, opts: PayloadOptions, times: TimeFields): string {
+function finish(
+  p: PayloadFields | PayloadWriter,
+  line: LaravelRelease,
+  opts: PayloadOptions,
+  times: TimeFields,
+): string {
   if (line.has('createdAt')) p.add(KEYS.createdAt, times.createdAt);
   // set() keeps an existing key where it is, as PHP's array merge does; a hook may also have added
   // id, attempts or delay, so those are set, not added
-  if (opts.extra && p instanceof PayloadFields) for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
+  if (opts.extra && p instanceof PayloadFields)
+    for (const [key, value] of Object.entries(opts.extra)) p.set(key, value);
   p.set(KEYS.id, opts.id ?? new PlainText(randomJobId()));
   p.set(KEYS.attempts, 0);
   if (line.has('createdAt')) p.set(KEYS.delay, times.delay);
@@ -136,7 +147,8 @@ function checkLine(line: PayloadOptions['line']): LaravelRelease {
 
 function integerOrNull(option: string, value: number | null | undefined): number | null {
   if (value === undefined || value === null) return null;
-  if (!Number.isSafeInteger(value)) throw new InvalidOptionError(option, `must be an integer or null, got ${String(value)}`);
+  if (!Number.isSafeInteger(value))
+    throw new InvalidOptionError(option, `must be an integer or null, got ${String(value)}`);
   return value;
 }
 

@@ -25,7 +25,12 @@ const MAX_DEPTH = 512;
  * where PHP fails (NaN, INF, lone surrogates, nesting deeper than 512).
  */
 export function phpJsonEncode(value: unknown, opts: PhpJsonEncodeOptions = {}): string {
-  return encodeValue(value, escapePattern(opts.unescapedUnicode ?? true, opts.unescapedSlashes ?? false), 0, opts.prettyPrint ?? false);
+  return encodeValue(
+    value,
+    escapePattern(opts.unescapedUnicode ?? true, opts.unescapedSlashes ?? false),
+    0,
+    opts.prettyPrint ?? false,
+  );
 }
 
 /** phpJsonEncode of a value that sits `depth` containers deep (1: a member of the top-level array or object). */
@@ -83,7 +88,8 @@ function encodeValue(value: unknown, escapes: Escapes, depth: number, pretty: bo
       // An integer's digits are the same from String() (payload counters, createdAt); only 0 and -0
       // and fractions need PHP's float text.
       if (Number.isSafeInteger(value) && value !== 0) return String(value);
-      if (!Number.isFinite(value)) throw new SerializeError(`json_encode cannot write ${value}: Inf and NaN cannot be JSON encoded`);
+      if (!Number.isFinite(value))
+        throw new SerializeError(`json_encode cannot write ${value}: Inf and NaN cannot be JSON encoded`);
       return formatPhpFloat(value, 'e');
     case 'bigint':
       return value.toString();
@@ -151,7 +157,6 @@ export function objectKeys(record: Record<string, unknown>): string[] {
   // keys added after decoding go last, as a PHP array appends them
   return ordered.concat(keys.filter((k) => present.has(k)));
 }
-
 
 function encodeString(s: string, escapes: Escapes): string {
   // Most strings (keys, ids, class names, serialized commands) are ASCII without `/`: under every flag

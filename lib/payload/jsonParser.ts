@@ -12,7 +12,16 @@ const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 const PLAIN_RUN = /[^"\\\x00-\x1f]*/y;
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
 const hasOwn = Object.prototype.hasOwnProperty;
-const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 /** An unpaired UTF-16 surrogate, which PHP strings (UTF-8) cannot hold. */
@@ -224,7 +233,8 @@ class Reader {
       // A key found nowhere on the object or its prototype becomes the same data property by plain
       // assignment, which is much faster; any other (a repeated key, "__proto__", "toString") needs
       // defineProperty, or "__proto__" would replace the prototype instead of becoming data.
-      if (own || key in out) Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+      if (own || key in out)
+        Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
       else out[key] = value;
       this.skipSpace();
       const c = this.text[this.pos++];

@@ -183,7 +183,9 @@ function readEnvelope(payload: string, ivBytes: number): Envelope {
 }
 
 function hmac(key: Buffer, iv: string, value: string): string {
-  return createHmac('sha256', key).update(iv + value, 'utf8').digest('hex');
+  return createHmac('sha256', key)
+    .update(iv + value, 'utf8')
+    .digest('hex');
 }
 
 /** hash_equals: constant time for equal lengths, false otherwise. */

@@ -8,7 +8,19 @@
 // declared default is left out, as PHP leaves it out; a property without a default is always written.
 import { PhpBuildError } from '../errors';
 import { demangle } from './unserialize';
-import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, SEALED_EMPTY_ARRAY, Visibility } from './values';
+import {
+  PhpArray,
+  PhpArrayKey,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpProperty,
+  PhpReference,
+  PhpValue,
+  SEALED_EMPTY_ARRAY,
+  Visibility,
+} from './values';
 
 // The builder knows the queue traits of 8.83, 12.32+ and 13.24+.
 import type { LaravelLine } from '../LaravelLine';
@@ -81,14 +93,17 @@ export class PhpClass {
     for (const name in values) {
       if (Object.prototype.hasOwnProperty.call(values, name) && !declared.has(name)) {
         const unknown = Object.keys(values).filter((n) => !declared.has(n));
-        throw new PhpBuildError(`${this.className} has no property ${unknown.join(', ')} (declared: ${[...declared].join(', ')})`);
+        throw new PhpBuildError(
+          `${this.className} has no property ${unknown.join(', ')} (declared: ${[...declared].join(', ')})`,
+        );
       }
     }
     const props: PhpProperty[] = [];
     for (let i = 0; i < this.properties.length; i++) {
       const p = this.properties[i];
       const given = Object.prototype.hasOwnProperty.call(values, p.name) && values[p.name] !== undefined;
-      if (!given && !p.hasDefault) throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
+      if (!given && !p.hasDefault)
+        throw new PhpBuildError(`${this.className}: property ${p.name} has no default and was not given`);
       // A default that is identical to itself (not NAN, convertible) is dropped without being converted again.
       if (!given && this.omitsDefaults && phpIdentical(defaults[i], defaults[i])) continue;
       const sharedProperty = given ? undefined : shared[i];
@@ -127,7 +142,9 @@ function sharedDefault(p: DeclaredProperty, converted: PhpValue): PhpProperty | 
 }
 
 function propertyOf(p: DeclaredProperty, value: PhpValue): PhpProperty {
-  return p.declaringClass ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value } : { name: p.name, visibility: p.visibility, value };
+  return p.declaringClass
+    ? { name: p.name, visibility: p.visibility, declaringClass: p.declaringClass, value }
+    : { name: p.name, visibility: p.visibility, value };
 }
 
 // make() leaves out default-valued properties (as PHP's serialize does from 9.4 on), but Laravel reads
@@ -154,20 +171,33 @@ export function declarationOf(object: PhpObject): PhpClass | undefined {
 }
 
 /** Declare a PHP class: its own properties in declaration order, then its traits'. */
-export function phpClass(className: string, properties: Readonly<Record<string, PropertySpec>>, options: PhpClassOptions = {}): PhpClass {
+export function phpClass(
+  className: string,
+  properties: Readonly<Record<string, PropertySpec>>,
+  options: PhpClassOptions = {},
+): PhpClass {
   const traits = options.traits ?? [];
   const declared: DeclaredProperty[] = [];
-  for (const [owner, props] of [[className, properties] as const, ...traits.map((t) => [`trait ${t.name}`, t.properties] as const)]) {
+  for (const [owner, props] of [
+    [className, properties] as const,
+    ...traits.map((t) => [`trait ${t.name}`, t.properties] as const),
+  ]) {
     for (const [name, spec] of Object.entries(props)) {
       // JS lists such names first, whatever order they were written in; PHP cannot declare them anyway
       if (isArrayIndex(name)) {
-        throw new PhpBuildError(`${className}: property name ${name} of ${owner} is an integer, which PHP cannot declare; for integer keys use php.serialized()`);
+        throw new PhpBuildError(
+          `${className}: property name ${name} of ${owner} is an integer, which PHP cannot declare; for integer keys use php.serialized()`,
+        );
       }
-      if (declared.some((p) => p.name === name)) throw new PhpBuildError(`${className}: property ${name} of ${owner} is declared twice`);
+      if (declared.some((p) => p.name === name))
+        throw new PhpBuildError(`${className}: property ${name} of ${owner} is declared twice`);
       const decl: PropertyDeclaration = typeof spec === 'string' ? { visibility: spec } : spec;
-      if (!['public', 'protected', 'private'].includes(decl.visibility)) throw new PhpBuildError(`${className}: property ${name} has visibility ${String(decl.visibility)}`);
+      if (!['public', 'protected', 'private'].includes(decl.visibility))
+        throw new PhpBuildError(`${className}: property ${name} has visibility ${String(decl.visibility)}`);
       if (decl.declaringClass && decl.visibility !== 'private') {
-        throw new PhpBuildError(`${className}: property ${name} is ${decl.visibility}; only private properties have a declaring class`);
+        throw new PhpBuildError(
+          `${className}: property ${name} is ${decl.visibility}; only private properties have a declaring class`,
+        );
       }
       const hasDefault = typeof spec !== 'string' && spec.default !== undefined;
       if (hasDefault) toPhp(decl.default, `default of ${className}::$${name}`);
@@ -183,37 +213,87 @@ export function phpClass(className: string, properties: Readonly<Record<string, 
   return new PhpClass(className, declared, omitsDefaults(className, options.serializesModels ?? false, traits));
 }
 
-function omitsDefaults(className: string, serializesModels: boolean | LaravelLine, traits: readonly PhpTrait[]): boolean {
+function omitsDefaults(
+  className: string,
+  serializesModels: boolean | LaravelLine,
+  traits: readonly PhpTrait[],
+): boolean {
   if (serializesModels === false) return false;
   if (serializesModels !== true) return serializesModels >= 12;
   const lines = new Set(traits.map((t) => t.line).filter((l): l is LaravelLine => l !== undefined));
   if (lines.size !== 1) {
-    throw new PhpBuildError(`${className}: serializesModels: true needs one Laravel line from the traits (found ${lines.size}); pass the line, e.g. serializesModels: 12`);
+    throw new PhpBuildError(
+      `${className}: serializesModels: true needs one Laravel line from the traits (found ${lines.size}); pass the line, e.g. serializesModels: 12`,
+    );
   }
   return [...lines][0] >= 12;
 }
 
 const QUEUEABLE: Record<LaravelLine, string[]> = {
-  8: ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'],
-  12: ['connection', 'queue', 'messageGroup', 'deduplicator', 'delay', 'afterCommit', 'middleware', 'chained', 'chainConnection', 'chainQueue', 'chainCatchCallbacks'],
+  8: [
+    'connection',
+    'queue',
+    'chainConnection',
+    'chainQueue',
+    'chainCatchCallbacks',
+    'delay',
+    'afterCommit',
+    'middleware',
+    'chained',
+  ],
+  12: [
+    'connection',
+    'queue',
+    'messageGroup',
+    'deduplicator',
+    'delay',
+    'afterCommit',
+    'middleware',
+    'chained',
+    'chainConnection',
+    'chainQueue',
+    'chainCatchCallbacks',
+  ],
   13: [
-    'connection', 'queue', 'messageGroup', 'deduplicator', 'debounceOwner', 'uniqueLockOwner',
-    'delay', 'afterCommit', 'middleware', 'chained', 'chainConnection', 'chainQueue', 'chainCatchCallbacks',
+    'connection',
+    'queue',
+    'messageGroup',
+    'deduplicator',
+    'debounceOwner',
+    'uniqueLockOwner',
+    'delay',
+    'afterCommit',
+    'middleware',
+    'chained',
+    'chainConnection',
+    'chainQueue',
+    'chainCatchCallbacks',
   ],
 };
-const QUEUEABLE_DEFAULTS: Record<string, unknown> = { middleware: [], chained: [], debounceOwner: '', uniqueLockOwner: '' };
+const QUEUEABLE_DEFAULTS: Record<string, unknown> = {
+  middleware: [],
+  chained: [],
+  debounceOwner: '',
+  uniqueLockOwner: '',
+};
 
 /** Laravel's Queueable trait (Illuminate\Bus\Queueable) on a line: all public, in declaration order. */
 export function queueableTrait(line: LaravelLine): PhpTrait {
   const properties = Object.fromEntries(
-    QUEUEABLE[line].map((name): [string, PropertySpec] => [name, { visibility: 'public', default: QUEUEABLE_DEFAULTS[name] ?? null }]),
+    QUEUEABLE[line].map((name): [string, PropertySpec] => [
+      name,
+      { visibility: 'public', default: QUEUEABLE_DEFAULTS[name] ?? null },
+    ]),
   );
   return { name: 'Illuminate\\Bus\\Queueable', line, properties };
 }
 
 /** Laravel's InteractsWithQueue trait: the public `job` (always null when serialized). */
 export function interactsWithQueueTrait(): PhpTrait {
-  return { name: 'Illuminate\\Queue\\InteractsWithQueue', properties: { job: { visibility: 'public', default: null } } };
+  return {
+    name: 'Illuminate\\Queue\\InteractsWithQueue',
+    properties: { job: { visibility: 'public', default: null } },
+  };
 }
 
 /** Laravel's Batchable trait: public `batchId`, and from 9.x the private `fakeBatch`. */
@@ -252,10 +332,12 @@ function isArrayIndex(key: string): boolean {
  * bare JS number always follows the int rule, even a float read from PHP: wrap it in php.float().
  */
 export function toPhp(value: unknown, where = 'value'): PhpValue {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string' || typeof value === 'bigint') return value;
+  if (value === null || typeof value === 'boolean' || typeof value === 'string' || typeof value === 'bigint')
+    return value;
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || Object.is(value, -0)) return value;
-    if (!Number.isSafeInteger(value)) throw new PhpBuildError(`${where}: ${value} is beyond 2^53; use a bigint for an int or php.float() for a float`);
+    if (!Number.isSafeInteger(value))
+      throw new PhpBuildError(`${where}: ${value} is beyond 2^53; use a bigint for an int or php.float() for a float`);
     return BigInt(value);
   }
   if (value instanceof PhpFloat) return value.value;
@@ -264,9 +346,12 @@ export function toPhp(value: unknown, where = 'value'): PhpValue {
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return new PhpBytes(Buffer.from(value));
   if (Array.isArray(value)) return PhpArray.list(value.map((item, i) => toPhp(item, `${where}[${i}]`)));
   if (value instanceof Map) {
-    return new PhpArray([...value].map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}[${String(k)}]`)] as [PhpArrayKey, PhpValue]));
+    return new PhpArray(
+      [...value].map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}[${String(k)}]`)] as [PhpArrayKey, PhpValue]),
+    );
   }
-  if (value instanceof Date) throw new PhpBuildError(`${where}: use php.dateTime(date, { timezone, immutable }) for a Date`);
+  if (value instanceof Date)
+    throw new PhpBuildError(`${where}: use php.dateTime(date, { timezone, immutable }) for a Date`);
   if (typeof value === 'object' && isPlainObject(value)) {
     const entries = Object.entries(value);
     const indexes = entries.filter(([k]) => isArrayIndex(k)).length;
@@ -275,7 +360,9 @@ export function toPhp(value: unknown, where = 'value'): PhpValue {
         `${where}: a plain object mixing non-negative integer keys with other keys loses their order (JS lists those first); use a Map, e.g. new Map([['z', 1], [10, 2]])`,
       );
     }
-    return new PhpArray(entries.map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}.${k}`)] as [PhpArrayKey, PhpValue]));
+    return new PhpArray(
+      entries.map(([k, v]) => [arrayKey(k, where), toPhp(v, `${where}.${k}`)] as [PhpArrayKey, PhpValue]),
+    );
   }
   const kind = typeof value === 'object' ? `an instance of ${value.constructor?.name ?? 'a class'}` : typeof value;
   throw new PhpBuildError(`${where}: ${kind} has no PHP form; build objects with phpClass(...).make()`);
@@ -359,7 +446,8 @@ export const php = Object.freeze({
   serialized(className: string, data: unknown): PhpObject {
     const where = `php.serialized(${className})`;
     const array = toPhp(data, where);
-    if (!(array instanceof PhpArray)) throw new PhpBuildError(`${where}: the data must be an array, as __serialize() returns`);
+    if (!(array instanceof PhpArray))
+      throw new PhpBuildError(`${where}: the data must be an array, as __serialize() returns`);
     const props: PhpProperty[] = [];
     for (const [key, value] of array.entries) {
       if (typeof key === 'bigint') {
@@ -368,7 +456,8 @@ export const php = Object.freeze({
       }
       // a key such as "\0*\0x" reads back as a mangled name, so it is kept as one to be written the same
       const parts = demangle(key);
-      if (parts === undefined) throw new PhpBuildError(`${where}: key ${JSON.stringify(key)} starts with a NUL byte but is no mangled name`);
+      if (parts === undefined)
+        throw new PhpBuildError(`${where}: key ${JSON.stringify(key)} starts with a NUL byte but is no mangled name`);
       props.push({ ...parts, value });
     }
     return new PhpObject(className, props);
@@ -383,7 +472,8 @@ export const php = Object.freeze({
     if (Number.isNaN(time)) throw new PhpBuildError('php.dateTime: invalid Date');
     const timezone = options.timezone ?? 'UTC';
     const micro = options.microsecond ?? date.getUTCMilliseconds() * 1000;
-    if (!Number.isInteger(micro) || micro < 0 || micro > 999999) throw new PhpBuildError(`php.dateTime: microsecond ${micro} is not 0..999999`);
+    if (!Number.isInteger(micro) || micro < 0 || micro > 999999)
+      throw new PhpBuildError(`php.dateTime: microsecond ${micro} is not 0..999999`);
     const offset = /^[+-]\d{2}:\d{2}$/.test(timezone) ? offsetOf(timezone) : zoneOffset(time, timezone);
     const local = new Date(time - date.getUTCMilliseconds() + offset * 60000);
     const y = local.getUTCFullYear();
@@ -424,11 +514,20 @@ function offsetOf(text: string): number {
 // Minutes east of UTC that the zone has at that instant, from Intl's wall clock.
 function zoneOffset(time: number, zone: string): number {
   // An all-capitals name other than UTC (EST, GMT, CET) is an abbreviation to PHP (timezone_type 2).
-  if (zone !== 'UTC' && /^[A-Z]+$/.test(zone)) throw new PhpBuildError(`php.dateTime: abbreviation ${zone} is not supported; use a zone id or an offset`);
+  if (zone !== 'UTC' && /^[A-Z]+$/.test(zone))
+    throw new PhpBuildError(`php.dateTime: abbreviation ${zone} is not supported; use a zone id or an offset`);
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', era: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      era: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
   } catch {
     throw new PhpBuildError(`php.dateTime: unknown timezone ${zone}`);

@@ -9,7 +9,17 @@ import { phpJsonEncode, phpJsonStringBody } from '../payload/json';
 import { isAscii } from './ascii';
 import { formatPhpFloat } from './float';
 import { decodeUtf8 } from './unserialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpProperty, PhpReference, PhpValue, Visibility } from './values';
+import {
+  PhpArray,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpProperty,
+  PhpReference,
+  PhpValue,
+  Visibility,
+} from './values';
 
 /** Nesting depth from which the writer tracks open containers in a Set. */
 const DEEP = 32;
@@ -31,7 +41,8 @@ export function serialize(value: PhpValue): string {
   // Without raw bytes the text is the answer: every string in it passed the surrogate check.
   if (!writer.holdsRawBytes) return writer.out;
   const text = decodeUtf8(writer.toBuffer());
-  if (text === undefined) throw new SerializeError('the serialized value is not valid UTF-8 (it holds PhpBytes); use serializeToBuffer');
+  if (text === undefined)
+    throw new SerializeError('the serialized value is not valid UTF-8 (it holds PhpBytes); use serializeToBuffer');
   return text;
 }
 
@@ -120,7 +131,8 @@ class Writer {
     if (value instanceof PhpBytes) return this.bytes(value.bytes);
     if (value instanceof PhpArray) return this.array(value);
     if (value instanceof PhpObject) return this.again(value) ? undefined : this.object(value);
-    if (value instanceof PhpEnum) return this.again(`${value.className}:${value.caseName}`) ? undefined : this.enumCase(value);
+    if (value instanceof PhpEnum)
+      return this.again(`${value.className}:${value.caseName}`) ? undefined : this.enumCase(value);
     if (value instanceof PhpCustomObject) return this.again(value) ? undefined : this.custom(value);
     throw new SerializeError(`not a PHP value: ${describe(value)}`);
   }
@@ -182,13 +194,15 @@ class Writer {
       for (const property of properties) {
         const name = property.integerKey ? integerKeyName(property, className) : mangle(property, className);
         // the name "0" and the integer key 0 are one key to PHP, so they share the check
-        if (!seen.add(name)) throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
+        if (!seen.add(name))
+          throw new SerializeError(`property ${property.name} of ${className} appears twice with the same visibility`);
         const key = property.integerKey ? integerKey(name) : propertyKey(name);
         keys.push(key);
         this.out += this.json ? key.json : key.plain;
         this.value(property.value);
       }
-      if (keys.length <= Layout.MAX_PROPERTIES) remember(layouts, className, new Layout(properties, keys), Layout.REMEMBERED);
+      if (keys.length <= Layout.MAX_PROPERTIES)
+        remember(layouts, className, new Layout(properties, keys), Layout.REMEMBERED);
     }
     this.out += '}';
     this.leave();
@@ -290,11 +304,17 @@ class NameText {
 }
 
 function classPrefix(className: string): NameText {
-  return classPrefixes.get(className) ?? remember(classPrefixes, className, NameText.quoted(`O:${utf8Length(className, 'a class name')}:`, className, ':'));
+  return (
+    classPrefixes.get(className) ??
+    remember(classPrefixes, className, NameText.quoted(`O:${utf8Length(className, 'a class name')}:`, className, ':'))
+  );
 }
 
 function propertyKey(name: string): NameText {
-  return propertyKeys.get(name) ?? remember(propertyKeys, name, NameText.quoted(`s:${utf8Length(name, 'a property name')}:`, name, ';'));
+  return (
+    propertyKeys.get(name) ??
+    remember(propertyKeys, name, NameText.quoted(`s:${utf8Length(name, 'a property name')}:`, name, ';'))
+  );
 }
 
 /** `i:<name>;`: digits and a minus sign read the same inside a JSON string. */
@@ -308,8 +328,10 @@ const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]*)$/;
 /** The name of an integer-keyed property, checked: a public property named by an int in PHP's range. */
 function integerKeyName(property: PhpProperty, className: string): string {
   const { name } = property;
-  if (property.visibility !== 'public') throw new SerializeError(`integer key ${name} of ${className} is ${property.visibility}; integer keys are public`);
-  if (!INTEGER_TEXT.test(name)) throw new SerializeError(`integer key ${JSON.stringify(name)} of ${className} is not an integer's decimal text`);
+  if (property.visibility !== 'public')
+    throw new SerializeError(`integer key ${name} of ${className} is ${property.visibility}; integer keys are public`);
+  if (!INTEGER_TEXT.test(name))
+    throw new SerializeError(`integer key ${JSON.stringify(name)} of ${className} is not an integer's decimal text`);
   checkInt(BigInt(name));
   return name;
 }
@@ -347,7 +369,12 @@ class Layout {
     for (let i = 0; i < n; i++) {
       const p = properties[i];
       // `?.`: a hole or null where a property should be fails here as it fails the long way
-      if (p?.name !== this.names[i] || p.visibility !== this.visibilities[i] || p.declaringClass !== this.declaringClasses[i]) return false;
+      if (
+        p?.name !== this.names[i] ||
+        p.visibility !== this.visibilities[i] ||
+        p.declaringClass !== this.declaringClasses[i]
+      )
+        return false;
       if ((p.integerKey === true) !== this.integerKeys[i]) return false;
     }
     return true;
@@ -407,7 +434,8 @@ class ObjectSlots {
     }
     this.objects.push(object);
     this.slots.push(slot);
-    if (this.objects.length > ObjectSlots.SCAN_UP_TO) this.map = new Map(this.objects.map((o, i) => [o, this.slots[i]]));
+    if (this.objects.length > ObjectSlots.SCAN_UP_TO)
+      this.map = new Map(this.objects.map((o, i) => [o, this.slots[i]]));
   }
 }
 
@@ -420,7 +448,8 @@ function checkInt(n: bigint): bigint {
 // only the others pay for the surrogate search and Buffer.byteLength.
 function utf8Length(text: string, what: string): number {
   if (isAscii(text)) return text.length;
-  if (LONE_SURROGATE.test(text)) throw new SerializeError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 bytes`);
+  if (LONE_SURROGATE.test(text))
+    throw new SerializeError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 bytes`);
   return Buffer.byteLength(text, 'utf8');
 }
 

@@ -69,11 +69,14 @@ export function unserialize(input: string | Buffer): PhpValue {
   try {
     value = reader.value(0);
   } catch (e) {
-    if (e instanceof RangeError) throw new UnserializeError('nesting too deep for the JS stack', reader.pos, { cause: e });
+    if (e instanceof RangeError)
+      throw new UnserializeError('nesting too deep for the JS stack', reader.pos, { cause: e });
     throw e;
   }
   if (reader.pos !== reader.src.length) {
-    reader.fail(`expected the end of the input after the value, found ${reader.src.length - reader.pos} trailing byte(s)`);
+    reader.fail(
+      `expected the end of the input after the value, found ${reader.src.length - reader.pos} trailing byte(s)`,
+    );
   }
   return value;
 }
@@ -104,7 +107,10 @@ function encodeInput(input: string): Buffer {
   if (bytes.includes(REPLACEMENT)) {
     const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(input);
     if (lone) {
-      throw new UnserializeError('input string holds a lone UTF-16 surrogate, which has no UTF-8 bytes', Buffer.byteLength(input.slice(0, lone.index)));
+      throw new UnserializeError(
+        'input string holds a lone UTF-16 surrogate, which has no UTF-8 bytes',
+        Buffer.byteLength(input.slice(0, lone.index)),
+      );
     }
   }
   return bytes;
@@ -139,7 +145,8 @@ class Reader {
   value(depth: number): PhpValue {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
     const start = this.pos;
-    if (start >= this.src.length) this.fail('expected a value (N, b, i, d, s, a, O, E, r, R or C), but the input ended');
+    if (start >= this.src.length)
+      this.fail('expected a value (N, b, i, d, s, a, O, E, r, R or C), but the input ended');
     const type = this.src.charCodeAt(start);
     this.pos++;
     switch (type) {
@@ -284,7 +291,8 @@ class Reader {
         this.integerKey(properties, seen, className, depth);
         continue;
       }
-      if (this.src.charCodeAt(at) !== LETTER_s) this.fail(`expected a property name (s) or an integer key (i), found ${this.found()}`);
+      if (this.src.charCodeAt(at) !== LETTER_s)
+        this.fail(`expected a property name (s) or an integer key (i), found ${this.found()}`);
       const start = this.quoted(LETTER_s, 'a property name');
       const end = this.pos - 1;
       this.expect(SEMICOLON, 'after a property name');
@@ -299,10 +307,18 @@ class Reader {
       if (parts === undefined) this.fail(`malformed mangled property name ${JSON.stringify(mangled)}`, at);
       const value = this.value(depth + 1);
       if (parts === null) properties.push({ name: mangled, visibility: 'public', value });
-      else if (parts.declaringClass === undefined) properties.push({ name: parts.name, visibility: parts.visibility, value });
-      else properties.push({ name: parts.name, visibility: parts.visibility, declaringClass: parts.declaringClass, value });
+      else if (parts.declaringClass === undefined)
+        properties.push({ name: parts.name, visibility: parts.visibility, value });
+      else
+        properties.push({
+          name: parts.name,
+          visibility: parts.visibility,
+          declaringClass: parts.declaringClass,
+          value,
+        });
     }
-    if (this.src.charCodeAt(this.pos) !== CLOSE) this.failExpected(CLOSE, `to close an object of ${count} propert${count === 1 ? 'y' : 'ies'}`);
+    if (this.src.charCodeAt(this.pos) !== CLOSE)
+      this.failExpected(CLOSE, `to close an object of ${count} propert${count === 1 ? 'y' : 'ies'}`);
     this.pos++;
     return object;
   }
@@ -317,7 +333,8 @@ class Reader {
     this.expect(COLON, 'after i');
     const name = String(this.int('an integer key'));
     // a public name is its own mangled form, so the checks for names find this key too
-    if (seen === null ? isDeclared(properties, name, null) : seen.has(name)) this.fail(`duplicate property ${JSON.stringify(name)} in ${className}`, at);
+    if (seen === null ? isDeclared(properties, name, null) : seen.has(name))
+      this.fail(`duplicate property ${JSON.stringify(name)} in ${className}`, at);
     seen?.add(name);
     properties.push({ name, visibility: 'public', integerKey: true, value: this.value(depth + 1) });
   }
@@ -327,7 +344,8 @@ class Reader {
     const name = this.text(at, this.pos - 1, 'enum case', at);
     this.expect(SEMICOLON, 'after an enum case');
     const colon = name.indexOf(':');
-    if (colon <= 0 || colon === name.length - 1) this.fail(`expected "Class:Case" in an enum, found ${JSON.stringify(name)}`, at);
+    if (colon <= 0 || colon === name.length - 1)
+      this.fail(`expected "Class:Case" in an enum, found ${JSON.stringify(name)}`, at);
     return new PhpEnum(name.slice(0, colon), name.slice(colon + 1));
   }
 
@@ -340,7 +358,10 @@ class Reader {
       this.fail(`${kind}:${index} refers to no earlier value (${this.slots.length} so far)`, at);
     }
     const target = this.slots[index - 1];
-    if (kind === 'r' && !(target instanceof PhpObject || target instanceof PhpEnum || target instanceof PhpCustomObject)) {
+    if (
+      kind === 'r' &&
+      !(target instanceof PhpObject || target instanceof PhpEnum || target instanceof PhpCustomObject)
+    ) {
       this.fail(`r:${index} must refer to an object`, at);
     }
     // r: takes a slot of its own (holding the same object); R: does not.
@@ -360,7 +381,8 @@ class Reader {
       this.fail(`custom data of ${size} byte(s) runs past the end of the input (${this.src.length - start} left)`);
     }
     this.pos += size;
-    if (this.src.charCodeAt(this.pos) !== CLOSE) this.failExpected(CLOSE, `after ${size} byte(s) of custom data (wrong length?)`);
+    if (this.src.charCodeAt(this.pos) !== CLOSE)
+      this.failExpected(CLOSE, `after ${size} byte(s) of custom data (wrong length?)`);
     this.pos++;
     return new PhpCustomObject(className, this.copyBytes(start, start + size));
   }
@@ -386,7 +408,8 @@ class Reader {
       this.fail(`${what} of ${size} byte(s) runs past the end of the input (${src.length - start} left)`);
     }
     this.pos = start + size;
-    if (src.charCodeAt(this.pos) !== QUOTE) this.failExpected(QUOTE, `after ${size} byte(s) of ${what} (wrong length?)`);
+    if (src.charCodeAt(this.pos) !== QUOTE)
+      this.failExpected(QUOTE, `after ${size} byte(s) of ${what} (wrong length?)`);
     this.pos++;
     return start;
   }
@@ -406,7 +429,8 @@ class Reader {
       c = src.charCodeAt(++end);
     }
     this.pos = end;
-    if (end === start) this.fail(`expected ${lengthOf ? `the length of ${what}` : what} (digits), found ${this.found()}`);
+    if (end === start)
+      this.fail(`expected ${lengthOf ? `the length of ${what}` : what} (digits), found ${this.found()}`);
     if (end - start > EXACT_DIGITS) {
       // Rounded as Number() rounds the whole text, which a digit-by-digit sum would not match.
       n = Number(src.slice(start, end));
@@ -444,7 +468,9 @@ class Reader {
 
   /** A copy of bytes start..end. */
   private copyBytes(start: number, end: number): Buffer {
-    return this.bytes === null ? Buffer.from(this.src.slice(start, end), 'latin1') : Buffer.from(this.bytes.subarray(start, end));
+    return this.bytes === null
+      ? Buffer.from(this.src.slice(start, end), 'latin1')
+      : Buffer.from(this.bytes.subarray(start, end));
   }
 
   private expect(char: number, context: string): void {
@@ -466,17 +492,24 @@ class Reader {
  * public name). Distinct valid mangled names demangle to distinct (name, visibility, class), so this finds
  * the duplicates a Set of mangled names would; a malformed name (`parts` undefined) matches nothing.
  */
-function isDeclared(properties: readonly PhpProperty[], mangled: string, parts: Omit<PhpProperty, 'value'> | null | undefined): boolean {
+function isDeclared(
+  properties: readonly PhpProperty[],
+  mangled: string,
+  parts: Omit<PhpProperty, 'value'> | null | undefined,
+): boolean {
   if (parts === undefined) return false;
   const name = parts === null ? mangled : parts.name;
   const visibility = parts === null ? 'public' : parts.visibility;
   const declaringClass = parts?.declaringClass;
-  for (const p of properties) if (p.name === name && p.visibility === visibility && p.declaringClass === declaringClass) return true;
+  for (const p of properties)
+    if (p.name === name && p.visibility === visibility && p.declaringClass === declaringClass) return true;
   return false;
 }
 
 function describeByte(byte: number): string {
-  return byte >= 0x20 && byte < 0x7f ? `'${String.fromCharCode(byte)}'` : `byte 0x${byte.toString(16).padStart(2, '0')}`;
+  return byte >= 0x20 && byte < 0x7f
+    ? `'${String.fromCharCode(byte)}'`
+    : `byte 0x${byte.toString(16).padStart(2, '0')}`;
 }
 
 /** Split a serialized property name into name, visibility and declaring class (PHP's property-name mangling). */

@@ -67,7 +67,9 @@ function sealed(): TypeError {
  * One empty PHP array that cannot change (its entries refuse set, delete and clear): what make() puts in
  * every object left at an empty-array default, such as Queueable's `middleware` and `chained`.
  */
-export const SEALED_EMPTY_ARRAY: PhpArray = Object.freeze(Object.assign(Object.create(PhpArray.prototype) as PhpArray, { entries: new SealedMap() }));
+export const SEALED_EMPTY_ARRAY: PhpArray = Object.freeze(
+  Object.assign(Object.create(PhpArray.prototype) as PhpArray, { entries: new SealedMap() }),
+);
 
 /** One property of an object, with the visibility and declaring class its mangled name encodes. */
 export interface PhpProperty {

@@ -80,7 +80,8 @@ const SCANNED_VIEWS = 16;
 // `seen` maps each array and object to its view, so `r:` and `R:` give the same JS object and a
 // cycle ends instead of recursing forever.
 function convert(value: PhpValue, seen: ConvertedValues): unknown {
-  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string')
+    return value;
   if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
   if (value instanceof PhpBytes) return Buffer.from(value.bytes);
   if (value instanceof PhpEnum || value instanceof PhpCustomObject) return value;
@@ -123,7 +124,13 @@ function convertObject(object: PhpObject, seen: ConvertedValues): unknown {
 
 // The rules of the header comment, for an object whose first `done` properties were assigned in order
 // and whose property `done` (converted to `value`) clashed: every value is converted once, in order.
-function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: number, value: unknown, seen: ConvertedValues): unknown {
+function settleClashes(
+  object: PhpObject,
+  plain: Record<string, unknown>,
+  done: number,
+  value: unknown,
+  seen: ConvertedValues,
+): unknown {
   const properties = object.properties;
   const values: unknown[] = [];
   for (let i = 0; i < done; i++) values.push(plain[properties[i].name]);
@@ -134,12 +141,19 @@ function settleClashes(object: PhpObject, plain: Record<string, unknown>, done: 
   const winners = new Map<string, number>();
   properties.forEach((p, i) => {
     const current = winners.get(p.name);
-    if (current === undefined || (p.visibility === 'public' && properties[current].visibility !== 'public')) winners.set(p.name, i);
+    if (current === undefined || (p.visibility === 'public' && properties[current].visibility !== 'public'))
+      winners.set(p.name, i);
   });
   const shadowed: ShadowedProperty[] = [];
   properties.forEach((p, i) => {
     if (winners.get(p.name) === i) define(plain, p.name, values[i]);
-    else shadowed.push({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value: values[i] });
+    else
+      shadowed.push({
+        name: p.name,
+        visibility: p.visibility,
+        ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}),
+        value: values[i],
+      });
   });
   if (shadowed.length > 0) Object.defineProperty(plain, PHP_SHADOWED, { value: shadowed, enumerable: false });
   return plain;

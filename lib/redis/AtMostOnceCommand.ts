@@ -50,7 +50,12 @@ export class AtMostOnceCommand extends Command {
     this.reject = (error: Error) => {
       // Written, and failed for any reason but Redis' own answer (the connection closed, ioredis gave up
       // on it, a command timeout): Redis may have run it.
-      const unconfirmed = this.what !== null && this.socket !== undefined && !this.answered && !(error instanceof ReplyError) && !(error instanceof UnconfirmedWriteError);
+      const unconfirmed =
+        this.what !== null &&
+        this.socket !== undefined &&
+        !this.answered &&
+        !(error instanceof ReplyError) &&
+        !(error instanceof UnconfirmedWriteError);
       if (unconfirmed) this.lost = true;
       this.settle();
       reject(unconfirmed ? new UnconfirmedWriteError(this.what as string, { cause: error }) : error);

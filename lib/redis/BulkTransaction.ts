@@ -35,7 +35,8 @@ export class BulkTransaction {
     // The first command whose connection closed before its reply: EXEC's outcome is unknown from then on,
     // and with ioredis' resend turned off the pipeline would never settle.
     const lost = new Promise<never>((_, reject) => {
-      for (const command of this.commands) (command.promise as Promise<unknown>).catch((e: unknown) => command.unconfirmed && reject(e as Error));
+      for (const command of this.commands)
+        (command.promise as Promise<unknown>).catch((e: unknown) => command.unconfirmed && reject(e as Error));
     });
     let results: [Error | null, unknown][] | null;
     try {

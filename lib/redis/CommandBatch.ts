@@ -50,11 +50,17 @@ export class CommandBatch {
     this.sent = true;
     if (this.pipeline === null) return Promise.all(this.replies as Promise<[Error | null, unknown]>[]);
     // A command with a promise of its own settles by it, even if the rest of the pipeline never does.
-    const executed = this.pipeline.exec().then((r) => (r ?? []) as Replies, (e: unknown) => e as Error);
+    const executed = this.pipeline.exec().then(
+      (r) => (r ?? []) as Replies,
+      (e: unknown) => e as Error,
+    );
     return Promise.all(
       this.replies.map(
         (own, i) =>
-          own ?? executed.then((r): [Error | null, unknown] => (r instanceof Error ? [r, undefined] : (r[i] ?? [new Error('no reply from the pipeline'), undefined]))),
+          own ??
+          executed.then((r): [Error | null, unknown] =>
+            r instanceof Error ? [r, undefined] : (r[i] ?? [new Error('no reply from the pipeline'), undefined]),
+          ),
       ),
     );
   }

@@ -94,7 +94,10 @@ export class NotifyWaiter {
   private async waitInSlices(keys: QueueKeys): Promise<Wake> {
     const { blockFor, retryAfter, readTimeout } = this.options;
     // Slices are whole seconds, as a BLPOP timeout before Redis 6 had to be.
-    const longest = Math.min(retryAfter === null ? Infinity : Math.max(1, Math.floor(retryAfter / 2)), longestBlockingWait(readTimeout));
+    const longest = Math.min(
+      retryAfter === null ? Infinity : Math.max(1, Math.floor(retryAfter / 2)),
+      longestBlockingWait(readTimeout),
+    );
     // A wait that fits in one BLPOP sends blockFor as given (0 = forever), as Laravel's worker does.
     if (longest === Infinity || (blockFor !== 0 && blockFor <= longest)) return this.blockOnce(keys, blockFor);
     const started = performance.now();
@@ -166,7 +169,9 @@ export class NotifyWaiter {
       const { socketTimeout, keepAlive } = readTimeoutOptions(this.options.readTimeout);
       const own = { socketTimeout, ...(keepAlive !== undefined ? { keepAlive } : {}) };
       this.connection = this.client.isCluster
-        ? (this.client as Cluster).duplicate([], { redisOptions: { ...(this.client as Cluster).options.redisOptions, ...own } })
+        ? (this.client as Cluster).duplicate([], {
+            redisOptions: { ...(this.client as Cluster).options.redisOptions, ...own },
+          })
         : (this.client as Redis).duplicate(own);
       // Ours, whoever owns the main client: without a listener ioredis prints every failed reconnect as
       // an unhandled 'error' event. The wait itself rejects with the error.

@@ -36,7 +36,12 @@ export const SCRIPTS = Object.freeze({
   updateMetrics: { file: 'updateMetrics-2.lua', command: 'larqUpdateMetrics', keys: 2, args: 1 },
   durationLimiter: { file: 'durationLimiter-1.lua', command: 'larqDurationLimiter', keys: 1, args: 4 },
   funnelAcquire: { file: 'funnelAcquire-1.lua', command: 'larqFunnelAcquire', keys: 1, args: 3 },
-  durationLimiterTooManyAttempts: { file: 'durationLimiterTooManyAttempts-1.lua', command: 'larqDurationLimiterTooManyAttempts', keys: 1, args: 4 },
+  durationLimiterTooManyAttempts: {
+    file: 'durationLimiterTooManyAttempts-1.lua',
+    command: 'larqDurationLimiterTooManyAttempts',
+    keys: 1,
+    args: 4,
+  },
 } satisfies Record<string, ScriptSpec>);
 
 /** A script's name in {@link SCRIPTS}. */
@@ -90,7 +95,9 @@ function run(target: Client | ChainableCommander, name: ScriptName, keys: string
 function checkCounts(name: ScriptName, keys: readonly string[], args: readonly Arg[]): ScriptSpec {
   const spec = SCRIPTS[name];
   if (keys.length !== spec.keys || args.length !== spec.args) {
-    throw new LarqError(`script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`);
+    throw new LarqError(
+      `script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`,
+    );
   }
   return spec;
 }
@@ -104,13 +111,27 @@ export type ScriptTarget = Client | ChainableCommander;
  * NOSCRIPT without running anything, and the run is sent again as EVAL with the script's text on
  * `client`. `what` names the write for the error when its connection closes before the reply.
  */
-function runOnce(target: ScriptTarget, client: Client, name: ScriptName, keys: string[], args: Arg[], what: string, buffers = false): Promise<unknown> {
+function runOnce(
+  target: ScriptTarget,
+  client: Client,
+  name: ScriptName,
+  keys: string[],
+  args: Arg[],
+  what: string,
+  buffers = false,
+): Promise<unknown> {
   checkCounts(name, keys, args);
-  const call = new AtMostOnceCommand('evalsha', [SHAS.get(name) as string, keys.length, ...keys, ...args], { what, buffers });
+  const call = new AtMostOnceCommand('evalsha', [SHAS.get(name) as string, keys.length, ...keys, ...args], {
+    what,
+    buffers,
+  });
   (target as unknown as { sendCommand(command: AtMostOnceCommand): unknown }).sendCommand(call);
   return (call.promise as Promise<unknown>).catch((error: unknown) => {
     if (!isNoScript(error)) throw error;
-    const withSource = new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], { what, buffers });
+    const withSource = new AtMostOnceCommand('eval', [scriptSource(name), keys.length, ...keys, ...args], {
+      what,
+      buffers,
+    });
     void client.sendCommand(withSource);
     return withSource.promise as Promise<unknown>;
   });
@@ -141,9 +162,14 @@ export function popReplies(raw: unknown): PopReply[] {
   return out;
 }
 
-function typedPop(job: string | Buffer | null | undefined, reserved: string | Buffer | null | undefined, reason: string | Buffer | null | undefined): PopReply {
+function typedPop(
+  job: string | Buffer | null | undefined,
+  reserved: string | Buffer | null | undefined,
+  reason: string | Buffer | null | undefined,
+): PopReply {
   if (job === null || job === undefined) return EMPTY;
-  if (reserved === null || reserved === undefined) return { kind: 'invalid', job: job.toString(), reason: reason?.toString() ?? 'unknown error' };
+  if (reserved === null || reserved === undefined)
+    return { kind: 'invalid', job: job.toString(), reason: reason?.toString() ?? 'unknown error' };
   return { kind: 'reserved', job, reserved };
 }
 
@@ -174,16 +200,38 @@ export const scripts = {
    * reply with {@link popReply}. Payloads come back as Buffers, as with pop.
    */
   popOneInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number): Promise<unknown> {
-    return runOnce(target, client, 'pop', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
+    return runOnce(
+      target,
+      client,
+      'pop',
+      [k.queue, k.reserved, k.notify, k.invalid],
+      [expiresAt],
+      `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`,
+      true,
+    );
   },
 
   /** ZREM the reserved string, ZADD it to the delayed set at `availableAt` (Unix seconds), at most once. */
   async release(target: Client, k: QueueKeys, reserved: string | Buffer, availableAt: number): Promise<void> {
-    await runOnce(target, target, 'release', [k.delayed, k.reserved], [reserved, availableAt], `the release of a job of ${k.reserved}`);
+    await runOnce(
+      target,
+      target,
+      'release',
+      [k.delayed, k.reserved],
+      [reserved, availableAt],
+      `the release of a job of ${k.reserved}`,
+    );
   },
 
   /** Move members of `from` scored at or below `now` to the list `to` (+ tokens); `limit` < 0 = all. */
-  async migrateExpiredJobs(target: Client, from: string, to: string, notify: string, now: number, limit: number): Promise<string[]> {
+  async migrateExpiredJobs(
+    target: Client,
+    from: string,
+    to: string,
+    notify: string,
+    now: number,
+    limit: number,
+  ): Promise<string[]> {
     return (await run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit])) as string[];
   },
 
@@ -192,7 +240,14 @@ export const scripts = {
    * exec()) or on a defined cluster client (the returned promise is its reply); see CommandBatch. A
    * migration sent again after a reconnect moves only what is due then: ioredis may resend it.
    */
-  migrateExpiredJobsInto(target: ScriptTarget, from: string, to: string, notify: string, now: number, limit: number): unknown {
+  migrateExpiredJobsInto(
+    target: ScriptTarget,
+    from: string,
+    to: string,
+    notify: string,
+    now: number,
+    limit: number,
+  ): unknown {
     return run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
   },
 
@@ -214,7 +269,15 @@ export const scripts = {
    */
   popInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number, count: number): Promise<unknown> {
     // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
-    return runOnce(target, client, 'popBatch', [k.queue, k.reserved, k.notify, k.invalid], [expiresAt, count], `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`, true);
+    return runOnce(
+      target,
+      client,
+      'popBatch',
+      [k.queue, k.reserved, k.notify, k.invalid],
+      [expiresAt, count],
+      `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`,
+      true,
+    );
   },
 
   /**
@@ -232,18 +295,45 @@ export const scripts = {
   },
 
   /** DurationLimiter::acquire: [acquired (1 or null), window end, slots left]. Times as PHP's microtime(true) and time(). */
-  async durationLimiter(target: Client, key: string, nowFraction: string, now: number, decaySeconds: number, maxLocks: number): Promise<[number | null, number | string, number]> {
-    return (await run(target, 'durationLimiter', [key], [nowFraction, now, decaySeconds, maxLocks])) as [number | null, number | string, number];
+  async durationLimiter(
+    target: Client,
+    key: string,
+    nowFraction: string,
+    now: number,
+    decaySeconds: number,
+    maxLocks: number,
+  ): Promise<[number | null, number | string, number]> {
+    return (await run(target, 'durationLimiter', [key], [nowFraction, now, decaySeconds, maxLocks])) as [
+      number | null,
+      number | string,
+      number,
+    ];
   },
 
   /** ConcurrencyLimiter::acquire: the slot number taken (KEYS[1] + number), or null when all are taken. */
-  async funnelAcquire(target: Client, slotPrefix: string, maxLocks: number, releaseAfter: number, owner: string): Promise<number | null> {
+  async funnelAcquire(
+    target: Client,
+    slotPrefix: string,
+    maxLocks: number,
+    releaseAfter: number,
+    owner: string,
+  ): Promise<number | null> {
     const slot = await run(target, 'funnelAcquire', [slotPrefix], [maxLocks, releaseAfter, owner]);
     return slot === null ? null : Number(slot);
   },
 
   /** DurationLimiter::tooManyAttempts: [window end, slots left] (see the script for the no-window reply). */
-  async durationLimiterTooManyAttempts(target: Client, key: string, nowFraction: string, now: number, decaySeconds: number, maxLocks: number): Promise<[number | string, number | string]> {
-    return (await run(target, 'durationLimiterTooManyAttempts', [key], [nowFraction, now, decaySeconds, maxLocks])) as [number | string, number | string];
+  async durationLimiterTooManyAttempts(
+    target: Client,
+    key: string,
+    nowFraction: string,
+    now: number,
+    decaySeconds: number,
+    maxLocks: number,
+  ): Promise<[number | string, number | string]> {
+    return (await run(target, 'durationLimiterTooManyAttempts', [key], [nowFraction, now, decaySeconds, maxLocks])) as [
+      number | string,
+      number | string,
+    ];
   },
 };

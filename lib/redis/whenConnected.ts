@@ -15,7 +15,8 @@ export const CONNECTION_WAIT_MS = 1000;
 export function whenConnected(client: Redis | Cluster, what: string, ms = CONNECTION_WAIT_MS): Promise<void> {
   // 'wait': a lazy client connects on its first command; 'end': ioredis gave up, the command fails at
   // once with its own error. A cluster routes per node and has no single state to wait on.
-  if (client.isCluster || client.status === 'ready' || client.status === 'wait' || client.status === 'end') return Promise.resolve();
+  if (client.isCluster || client.status === 'ready' || client.status === 'wait' || client.status === 'end')
+    return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     const ready = (): void => {
       clearTimeout(timer);

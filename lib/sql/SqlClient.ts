@@ -58,7 +58,11 @@ export interface MysqlClientLike {
 
 /** A `pg` Client or Pool (a Pool is recognised by its totalCount). */
 export interface PgClientLike {
-  query(config: { text: string; values?: SqlValue[]; types?: PgTypeParsers }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: {
+    text: string;
+    values?: SqlValue[];
+    types?: PgTypeParsers;
+  }): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 /** pg's per-query type parser lookup. */
@@ -107,5 +111,11 @@ export type SqlConnectionConfig =
 /** True for an open SqlClient (as opposed to connection settings or a driver's own client). */
 export function isSqlClient(value: unknown): value is SqlClient {
   const c = value as Partial<SqlClient> | null;
-  return typeof c === 'object' && c !== null && typeof c.dialect === 'string' && typeof c.quote === 'function' && typeof c.transaction === 'function';
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.dialect === 'string' &&
+    typeof c.quote === 'function' &&
+    typeof c.transaction === 'function'
+  );
 }

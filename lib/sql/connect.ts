@@ -20,7 +20,10 @@ export function connectSql(connection: SqlConnectionConfig | SqlClient, context:
   const option = context.option ?? 'database';
   const feature = context.feature ?? "larq's SQL connection";
   if (typeof connection !== 'object' || connection === null) {
-    throw new InvalidOptionError(option, 'must be connection settings { driver, database, ... }, a driver client { driver, client } or a SqlClient');
+    throw new InvalidOptionError(
+      option,
+      'must be connection settings { driver, database, ... }, a driver client { driver, client } or a SqlClient',
+    );
   }
   if ('client' in connection) {
     if (connection.driver === 'sqlite') return sqliteClient(connection.client);
@@ -32,7 +35,10 @@ export function connectSql(connection: SqlConnectionConfig | SqlClient, context:
     if (connection.driver === 'pgsql') return openPgsql(connection, feature);
   }
   const driver: unknown = (connection as { driver?: unknown }).driver;
-  throw new InvalidOptionError(`${option}.driver`, `expected "sqlite", "mysql", "mariadb" or "pgsql", got ${JSON.stringify(driver)}`);
+  throw new InvalidOptionError(
+    `${option}.driver`,
+    `expected "sqlite", "mysql", "mariadb" or "pgsql", got ${JSON.stringify(driver)}`,
+  );
 }
 
 // The caller's SqlClient with a close() that leaves it open.

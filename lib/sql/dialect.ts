@@ -22,7 +22,13 @@ export function indexName(table: string, column: string, type: string): string {
 }
 
 /** A DELETE of at most `limit` rows of `table` matching `where` (with its placeholders), keyed by `idColumn`. */
-export function deleteChunkSql(dialect: SqlDialect, table: string, where: string, limit: number, idColumn: string): string {
+export function deleteChunkSql(
+  dialect: SqlDialect,
+  table: string,
+  where: string,
+  limit: number,
+  idColumn: string,
+): string {
   const t = quoteIdentifier(dialect, table);
   const id = quoteIdentifier(dialect, idColumn);
   // MySQL has DELETE ... LIMIT but refuses LIMIT inside an IN subquery; SQLite lacks DELETE ... LIMIT in
@@ -36,5 +42,11 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; errno?: unknown } | null;
   if (typeof e !== 'object' || e === null) return false;
   const code = String(e.code ?? '');
-  return code.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'ER_DUP_ENTRY' || e.errno === 1062 || code === '23505';
+  return (
+    code.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') ||
+    code.startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
+    code === 'ER_DUP_ENTRY' ||
+    e.errno === 1062 ||
+    code === '23505'
+  );
 }

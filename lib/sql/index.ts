@@ -3,7 +3,14 @@
 export { connectSql, type ConnectSqlContext } from './connect';
 export { deleteChunkSql, indexName, isUniqueViolation, placeholder, quoteIdentifier } from './dialect';
 export { loadDriver } from './loadDriver';
-export { cacheTableSql, createCacheTables, createFailedJobsTable, failedJobsTableSql, type CreateCacheTablesOptions, type CreateFailedJobsTableOptions } from './schema';
+export {
+  cacheTableSql,
+  createCacheTables,
+  createFailedJobsTable,
+  failedJobsTableSql,
+  type CreateCacheTablesOptions,
+  type CreateFailedJobsTableOptions,
+} from './schema';
 export {
   isSqlClient,
   type MysqlClientLike,

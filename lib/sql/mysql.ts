@@ -40,7 +40,8 @@ export function mysqlClient(db: MysqlClientLike, close: () => Promise<void> = as
 }
 
 function mysqlRunner(db: MysqlClientLike): SqlRunner {
-  const run = async (sql: string, params: readonly SqlValue[]): Promise<unknown> => (await db.query({ sql, values: [...params], dateStrings: true }))[0];
+  const run = async (sql: string, params: readonly SqlValue[]): Promise<unknown> =>
+    (await db.query({ sql, values: [...params], dateStrings: true }))[0];
   return {
     select: async (sql, params = []) => (await run(sql, params)) as SqlRow[],
     execute: async (sql, params = []) => ((await run(sql, params)) as { affectedRows: number }).affectedRows,

@@ -28,8 +28,18 @@ export interface CreateCacheTablesOptions {
 }
 
 // failed_jobs column types by dialect, in the stub's column order, and the table options after them.
-const FAILED_JOBS: Record<SqlDialect, { id: string; uuid: string; text: string; long: string; failedAt: string; tail: string }> = {
-  sqlite: { id: 'integer primary key autoincrement not null', uuid: 'varchar not null', text: 'text not null', long: 'text not null', failedAt: 'datetime not null default CURRENT_TIMESTAMP', tail: '' },
+const FAILED_JOBS: Record<
+  SqlDialect,
+  { id: string; uuid: string; text: string; long: string; failedAt: string; tail: string }
+> = {
+  sqlite: {
+    id: 'integer primary key autoincrement not null',
+    uuid: 'varchar not null',
+    text: 'text not null',
+    long: 'text not null',
+    failedAt: 'datetime not null default CURRENT_TIMESTAMP',
+    tail: '',
+  },
   mysql: {
     id: 'bigint unsigned not null auto_increment primary key',
     uuid: 'varchar(255) not null',
@@ -38,7 +48,14 @@ const FAILED_JOBS: Record<SqlDialect, { id: string; uuid: string; text: string; 
     failedAt: 'timestamp not null default CURRENT_TIMESTAMP',
     tail: " DEFAULT CHARACTER SET utf8mb4 COLLATE 'utf8mb4_unicode_ci'",
   },
-  pgsql: { id: 'bigserial primary key not null', uuid: 'varchar(255) not null', text: 'text not null', long: 'text not null', failedAt: 'timestamp(0) without time zone not null default CURRENT_TIMESTAMP', tail: '' },
+  pgsql: {
+    id: 'bigserial primary key not null',
+    uuid: 'varchar(255) not null',
+    text: 'text not null',
+    long: 'text not null',
+    failedAt: 'timestamp(0) without time zone not null default CURRENT_TIMESTAMP',
+    tail: '',
+  },
 };
 
 /** The statements creating Laravel's failed_jobs table (8.x stub), or the pre-8 shape without `uuid`. */
@@ -55,7 +72,9 @@ export function failedJobsTableSql(dialect: SqlDialect, table = 'failed_jobs', w
     ['failed_at', types.failedAt],
   ];
   const t = q(table);
-  const statements = [`CREATE TABLE ${t} (${columns.map(([name, type]) => `${q(name)} ${type}`).join(', ')})${types.tail}`];
+  const statements = [
+    `CREATE TABLE ${t} (${columns.map(([name, type]) => `${q(name)} ${type}`).join(', ')})${types.tail}`,
+  ];
   if (withUuid) {
     const index = q(indexName(table, 'uuid', 'unique'));
     const unique: Record<SqlDialect, string> = {
@@ -83,23 +102,34 @@ export function cacheTableSql(dialect: SqlDialect, table = 'cache', lockTable = 
 }
 
 /** Create the failed_jobs table in the dialect of `connection` (a config or an open SqlClient). */
-export async function createFailedJobsTable(connection: SqlConnectionConfig | SqlClient, opts: CreateFailedJobsTableOptions = {}): Promise<void> {
+export async function createFailedJobsTable(
+  connection: SqlConnectionConfig | SqlClient,
+  opts: CreateFailedJobsTableOptions = {},
+): Promise<void> {
   const table = opts.table ?? 'failed_jobs';
   await withClient(connection, 'createFailedJobsTable', async (client) => {
     if (opts.ifNotExists && (await tableExists(client, table))) return;
-    for (const statement of failedJobsTableSql(client.dialect, table, opts.uuid ?? true)) await client.execute(statement);
+    for (const statement of failedJobsTableSql(client.dialect, table, opts.uuid ?? true))
+      await client.execute(statement);
   });
 }
 
 /** Create the cache and lock tables in the dialect of `connection`, unless they exist. */
-export async function createCacheTables(connection: SqlConnectionConfig | SqlClient, opts: CreateCacheTablesOptions = {}): Promise<void> {
+export async function createCacheTables(
+  connection: SqlConnectionConfig | SqlClient,
+  opts: CreateCacheTablesOptions = {},
+): Promise<void> {
   await withClient(connection, 'createCacheTables', async (client) => {
     for (const statement of cacheTableSql(client.dialect, opts.table, opts.lockTable)) await client.execute(statement);
   });
 }
 
 // Run `fn` on the connection, closing it afterwards if it was opened here.
-async function withClient(connection: SqlConnectionConfig | SqlClient, feature: string, fn: (client: SqlClient) => Promise<void>): Promise<void> {
+async function withClient(
+  connection: SqlConnectionConfig | SqlClient,
+  feature: string,
+  fn: (client: SqlClient) => Promise<void>,
+): Promise<void> {
   const client = connectSql(connection, { feature });
   try {
     await fn(client);

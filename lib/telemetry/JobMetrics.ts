@@ -138,7 +138,13 @@ export class JobMetrics {
           queue.reservedSize(name),
           queue.creationTimeOfOldestPendingJob(name),
         ]);
-        return { queue: name, pending, delayed, reserved, oldestAge: created === null ? null : Math.max(0, Date.now() / 1000 - created) };
+        return {
+          queue: name,
+          pending,
+          delayed,
+          reserved,
+          oldestAge: created === null ? null : Math.max(0, Date.now() / 1000 - created),
+        };
       }),
     );
   }
@@ -148,7 +154,12 @@ export class JobMetrics {
 // (12.11+, whole seconds); null when the payload carries neither.
 function waitSeconds(job: WorkerJob): number | null {
   const payload = payloadKeys(job);
-  const pushed = typeof payload.pushedAt === 'string' ? Number(payload.pushedAt) : typeof payload.createdAt === 'number' ? payload.createdAt : NaN;
+  const pushed =
+    typeof payload.pushedAt === 'string'
+      ? Number(payload.pushedAt)
+      : typeof payload.createdAt === 'number'
+        ? payload.createdAt
+        : NaN;
   return Number.isFinite(pushed) ? Math.max(0, Date.now() / 1000 - pushed) : null;
 }
 
@@ -168,25 +179,50 @@ class PerPair<T> {
 
 class PrometheusRecorder implements Recorder {
   private readonly outcome: Record<AttemptEnd['outcome'], PromClient.Counter<'queue' | 'job'>>;
-  private readonly duration: PromClient.Histogram<'messaging_system' | 'messaging_destination_name' | 'messaging_operation_name' | 'job' | 'error_type'>;
+  private readonly duration: PromClient.Histogram<
+    'messaging_system' | 'messaging_destination_name' | 'messaging_operation_name' | 'job' | 'error_type'
+  >;
   private readonly wait: PromClient.Histogram<'queue'>;
   private readonly consumed: PromClient.Counter<'messaging_system' | 'messaging_destination_name'>;
   private readonly sentCount: PromClient.Counter<'messaging_system' | 'messaging_destination_name'>;
-  private readonly children: PerPair<{ duration: PromClient.Histogram.Internal<string>; consumed: PromClient.Counter.Internal; wait: PromClient.Histogram.Internal<string> }>;
+  private readonly children: PerPair<{
+    duration: PromClient.Histogram.Internal<string>;
+    consumed: PromClient.Counter.Internal;
+    wait: PromClient.Histogram.Internal<string>;
+  }>;
 
   constructor(prom: typeof PromClient, registry: PromClient.Registry, metrics: JobMetrics) {
     const registers = [registry];
-    const counter = (name: string, help: string) => new prom.Counter({ name, help, labelNames: ['queue', 'job'] as const, registers });
+    const counter = (name: string, help: string) =>
+      new prom.Counter({ name, help, labelNames: ['queue', 'job'] as const, registers });
     this.outcome = {
-      processed: counter('larq_jobs_processed_total', 'Attempts that ended with the job done (deleted after its handler returned).'),
-      failed: counter('larq_jobs_failed_total', 'Attempts that failed the job (JobFailed: a failure record), timed-out ones included.'),
-      released: counter('larq_jobs_released_total', 'Attempts that released the job back to its queue (by its handler or after an exception).'),
-      timed_out: counter('larq_jobs_timed_out_total', 'Attempts that ran past their timeout (those that failed the job count in failed too).'),
+      processed: counter(
+        'larq_jobs_processed_total',
+        'Attempts that ended with the job done (deleted after its handler returned).',
+      ),
+      failed: counter(
+        'larq_jobs_failed_total',
+        'Attempts that failed the job (JobFailed: a failure record), timed-out ones included.',
+      ),
+      released: counter(
+        'larq_jobs_released_total',
+        'Attempts that released the job back to its queue (by its handler or after an exception).',
+      ),
+      timed_out: counter(
+        'larq_jobs_timed_out_total',
+        'Attempts that ran past their timeout (those that failed the job count in failed too).',
+      ),
     };
     this.duration = new prom.Histogram({
       name: 'messaging_process_duration_seconds',
       help: 'Duration of processing a job: from the start of its attempt to its end (OpenTelemetry messaging.process.duration).',
-      labelNames: ['messaging_system', 'messaging_destination_name', 'messaging_operation_name', 'job', 'error_type'] as const,
+      labelNames: [
+        'messaging_system',
+        'messaging_destination_name',
+        'messaging_operation_name',
+        'job',
+        'error_type',
+      ] as const,
       buckets: DURATION_BUCKETS,
       registers,
     });
@@ -198,10 +234,26 @@ class PrometheusRecorder implements Recorder {
       registers,
     });
     const messagingLabels = ['messaging_system', 'messaging_destination_name'] as const;
-    this.consumed = new prom.Counter({ name: 'messaging_client_consumed_messages_total', help: 'Jobs the worker started an attempt at (OpenTelemetry messaging.client.consumed.messages).', labelNames: messagingLabels, registers });
-    this.sentCount = new prom.Counter({ name: 'messaging_client_sent_messages_total', help: 'Jobs pushed to Redis by this process (OpenTelemetry messaging.client.sent.messages).', labelNames: messagingLabels, registers });
+    this.consumed = new prom.Counter({
+      name: 'messaging_client_consumed_messages_total',
+      help: 'Jobs the worker started an attempt at (OpenTelemetry messaging.client.consumed.messages).',
+      labelNames: messagingLabels,
+      registers,
+    });
+    this.sentCount = new prom.Counter({
+      name: 'messaging_client_sent_messages_total',
+      help: 'Jobs pushed to Redis by this process (OpenTelemetry messaging.client.sent.messages).',
+      labelNames: messagingLabels,
+      registers,
+    });
     this.children = new PerPair((queue, job) => ({
-      duration: this.duration.labels({ messaging_system: MESSAGING_SYSTEM, messaging_destination_name: queue, messaging_operation_name: 'process', job, error_type: '' }),
+      duration: this.duration.labels({
+        messaging_system: MESSAGING_SYSTEM,
+        messaging_destination_name: queue,
+        messaging_operation_name: 'process',
+        job,
+        error_type: '',
+      }),
       consumed: this.consumed.labels({ messaging_system: MESSAGING_SYSTEM, messaging_destination_name: queue }),
       wait: this.wait.labels({ queue }),
     }));
@@ -219,10 +271,26 @@ class PrometheusRecorder implements Recorder {
           }
         },
       });
-    depthGauge('larq_queue_pending_jobs', 'Jobs waiting in the queue list (LLEN queues:NAME), read at collection.', (d) => d.pending);
-    depthGauge('larq_queue_delayed_jobs', 'Jobs in the delayed set (ZCARD queues:NAME:delayed), read at collection.', (d) => d.delayed);
-    depthGauge('larq_queue_reserved_jobs', 'Jobs reserved by a worker (ZCARD queues:NAME:reserved), read at collection.', (d) => d.reserved);
-    depthGauge('larq_queue_oldest_pending_age_seconds', "Age of the oldest waiting job (its payload's createdAt, Laravel 12.11+), read at collection.", (d) => d.oldestAge);
+    depthGauge(
+      'larq_queue_pending_jobs',
+      'Jobs waiting in the queue list (LLEN queues:NAME), read at collection.',
+      (d) => d.pending,
+    );
+    depthGauge(
+      'larq_queue_delayed_jobs',
+      'Jobs in the delayed set (ZCARD queues:NAME:delayed), read at collection.',
+      (d) => d.delayed,
+    );
+    depthGauge(
+      'larq_queue_reserved_jobs',
+      'Jobs reserved by a worker (ZCARD queues:NAME:reserved), read at collection.',
+      (d) => d.reserved,
+    );
+    depthGauge(
+      'larq_queue_oldest_pending_age_seconds',
+      "Age of the oldest waiting job (its payload's createdAt, Laravel 12.11+), read at collection.",
+      (d) => d.oldestAge,
+    );
     new prom.Gauge({
       name: 'larq_worker_slots_busy',
       help: 'Attempts under way in this worker.',
@@ -248,11 +316,22 @@ class PrometheusRecorder implements Recorder {
   }
 
   ended(queue: string, job: string, end: AttemptEnd, seconds: number): void {
-    if (end.outcome === 'processed' || end.outcome === 'released') this.outcome[end.outcome].labels({ queue, job }).inc();
+    if (end.outcome === 'processed' || end.outcome === 'released')
+      this.outcome[end.outcome].labels({ queue, job }).inc();
     if (end.failed) this.outcome.failed.labels({ queue, job }).inc();
     if (end.outcome === 'timed_out') this.outcome.timed_out.labels({ queue, job }).inc();
     if (end.error === null && end.outcome !== 'timed_out') this.children.get(queue, job).duration.observe(seconds);
-    else this.duration.observe({ messaging_system: MESSAGING_SYSTEM, messaging_destination_name: queue, messaging_operation_name: 'process', job, error_type: errorType(end) }, seconds);
+    else
+      this.duration.observe(
+        {
+          messaging_system: MESSAGING_SYSTEM,
+          messaging_destination_name: queue,
+          messaging_operation_name: 'process',
+          job,
+          error_type: errorType(end),
+        },
+        seconds,
+      );
   }
 
   sent(queue: string, count: number): void {
@@ -268,18 +347,37 @@ class OtelRecorder implements Recorder {
   private readonly sentCount: OtelApi.Counter;
 
   constructor(meter: OtelApi.Meter, metrics: JobMetrics) {
-    this.outcome = meter.createCounter('larq.jobs', { description: 'Attempts by outcome (larq.job.outcome: processed, failed, released, timed_out).' });
-    this.duration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'Duration of processing a job.', advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
-    this.wait = meter.createHistogram('larq.job.wait', { unit: 's', description: "Seconds from a job's push to the start of its attempt.", advice: { explicitBucketBoundaries: WAIT_BUCKETS } });
-    this.consumed = meter.createCounter('messaging.client.consumed.messages', { description: 'Jobs the worker started an attempt at.' });
-    this.sentCount = meter.createCounter('messaging.client.sent.messages', { description: 'Jobs pushed to Redis by this process.' });
+    this.outcome = meter.createCounter('larq.jobs', {
+      description: 'Attempts by outcome (larq.job.outcome: processed, failed, released, timed_out).',
+    });
+    this.duration = meter.createHistogram('messaging.process.duration', {
+      unit: 's',
+      description: 'Duration of processing a job.',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this.wait = meter.createHistogram('larq.job.wait', {
+      unit: 's',
+      description: "Seconds from a job's push to the start of its attempt.",
+      advice: { explicitBucketBoundaries: WAIT_BUCKETS },
+    });
+    this.consumed = meter.createCounter('messaging.client.consumed.messages', {
+      description: 'Jobs the worker started an attempt at.',
+    });
+    this.sentCount = meter.createCounter('messaging.client.sent.messages', {
+      description: 'Jobs pushed to Redis by this process.',
+    });
     const gauges = {
       pending: meter.createObservableGauge('larq.queue.pending', { description: 'Jobs waiting in the queue list.' }),
       delayed: meter.createObservableGauge('larq.queue.delayed', { description: 'Jobs in the delayed set.' }),
       reserved: meter.createObservableGauge('larq.queue.reserved', { description: 'Jobs reserved by a worker.' }),
-      oldestAge: meter.createObservableGauge('larq.queue.oldest_pending_age', { unit: 's', description: 'Age of the oldest waiting job.' }),
+      oldestAge: meter.createObservableGauge('larq.queue.oldest_pending_age', {
+        unit: 's',
+        description: 'Age of the oldest waiting job.',
+      }),
     };
-    const busy = meter.createObservableGauge('larq.worker.slots.busy', { description: 'Attempts under way in this worker.' });
+    const busy = meter.createObservableGauge('larq.worker.slots.busy', {
+      description: 'Attempts under way in this worker.',
+    });
     meter.addBatchObservableCallback(
       async (result) => {
         for (const d of await metrics.depths()) {
@@ -301,8 +399,17 @@ class OtelRecorder implements Recorder {
   }
 
   ended(queue: string, job: string, end: AttemptEnd, seconds: number): void {
-    this.outcome.add(1, { 'messaging.destination.name': queue, 'messaging.message.job_name': job, 'larq.job.outcome': end.outcome });
-    const attrs: OtelApi.Attributes = { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': queue, 'messaging.operation.name': 'process', 'messaging.message.job_name': job };
+    this.outcome.add(1, {
+      'messaging.destination.name': queue,
+      'messaging.message.job_name': job,
+      'larq.job.outcome': end.outcome,
+    });
+    const attrs: OtelApi.Attributes = {
+      'messaging.system': MESSAGING_SYSTEM,
+      'messaging.destination.name': queue,
+      'messaging.operation.name': 'process',
+      'messaging.message.job_name': job,
+    };
     const error = errorType(end);
     if (error !== '') attrs['error.type'] = error;
     this.duration.record(seconds, attrs);

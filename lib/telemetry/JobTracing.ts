@@ -59,7 +59,10 @@ export class JobTracing {
 
   /** Trace every attempt `worker` runs: a span from JobProcessing to the attempt's end. */
   observe<J extends WorkerJob>(worker: Worker<J>): void {
-    observeAttempts(worker, { started: (job) => this.startProcess(job), ended: (job, end) => this.endProcess(job, end) });
+    observeAttempts(worker, {
+      started: (job) => this.startProcess(job),
+      ended: (job, end) => this.endProcess(job, end),
+    });
   }
 
   /** `runner`, with each job's handler running inside its attempt's span, so spans it starts nest under it. */
@@ -78,7 +81,11 @@ export class JobTracing {
    * Run `push` inside a PRODUCER span `send <queue>` for `count` jobs, handing it the keys to add to each
    * payload (`traceparent`, and `tracestate` when there is one), or undefined when the propagator wrote none.
    */
-  async send<T>(queue: string, count: number, push: (keys: Record<string, string> | undefined) => Promise<T>): Promise<T> {
+  async send<T>(
+    queue: string,
+    count: number,
+    push: (keys: Record<string, string> | undefined) => Promise<T>,
+  ): Promise<T> {
     const { api } = this;
     const attributes: OtelApi.Attributes = {
       'messaging.system': MESSAGING_SYSTEM,
@@ -125,7 +132,11 @@ export class JobTracing {
     let context: OtelApi.Context;
     if (link) {
       const links = remote && api.isSpanContextValid(remote) ? [{ context: remote }] : [];
-      span = this.tracer.startSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes, links, root: true }, api.ROOT_CONTEXT);
+      span = this.tracer.startSpan(
+        `process ${queue}`,
+        { kind: api.SpanKind.CONSUMER, attributes, links, root: true },
+        api.ROOT_CONTEXT,
+      );
       context = api.trace.setSpan(api.ROOT_CONTEXT, span);
     } else {
       span = this.tracer.startSpan(`process ${queue}`, { kind: api.SpanKind.CONSUMER, attributes }, propagated);

@@ -48,12 +48,24 @@ export function observeAttempts<J extends WorkerJob>(worker: Worker<J>, observer
     open.delete(key);
     const released = state.released || (job.isReleased() && !job.isDeleted());
     const failed = state.failed || job.hasFailed();
-    const outcome: AttemptOutcome = state.timedOut ? 'timed_out' : failed ? 'failed' : released ? 'released' : 'processed';
+    const outcome: AttemptOutcome = state.timedOut
+      ? 'timed_out'
+      : failed
+        ? 'failed'
+        : released
+          ? 'released'
+          : 'processed';
     observer.ended(job, { outcome, failed, error: state.error ?? error, releaseDelay: state.releaseDelay });
   };
   worker
     .on('JobProcessing', ({ job }) => {
-      open.set(job.getReservedJob(), { failed: false, timedOut: false, released: false, error: null, releaseDelay: null });
+      open.set(job.getReservedJob(), {
+        failed: false,
+        timedOut: false,
+        released: false,
+        error: null,
+        releaseDelay: null,
+      });
       observer.started(job);
     })
     .on('JobFailed', ({ job, exception }) => {

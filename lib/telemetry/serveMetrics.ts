@@ -24,7 +24,10 @@ export function parseListenAddress(value: string): { host: string | undefined; p
 }
 
 /** Serve `registry` on GET /metrics at `port` (and `host`; default every interface). */
-export async function serveMetrics(registry: PrometheusRegistry, listen: { port: number; host?: string }): Promise<MetricsServer> {
+export async function serveMetrics(
+  registry: PrometheusRegistry,
+  listen: { port: number; host?: string },
+): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
@@ -33,7 +36,8 @@ export async function serveMetrics(registry: PrometheusRegistry, listen: { port:
     }
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${e instanceof Error ? e.message : String(e)}\n`),
+      (e: unknown) =>
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${e instanceof Error ? e.message : String(e)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

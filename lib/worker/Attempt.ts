@@ -139,7 +139,8 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
 
   /** running -> processed, released or failed, read from the job; returns the state reached (or kept). */
   conclude(): AttemptState {
-    if (this.current === 'running') this.current = this.job.hasFailed() ? 'failed' : this.job.isReleased() ? 'released' : 'processed';
+    if (this.current === 'running')
+      this.current = this.job.hasFailed() ? 'failed' : this.job.isReleased() ? 'released' : 'processed';
     return this.current;
   }
 
@@ -154,7 +155,8 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
   // failure into an unhandled rejection before the worker awaits it. A second one joins the first.
   private keepFinalDelete(deleting: Promise<void>): void {
     deleting.catch(ignore);
-    this.finalDelete = this.finalDelete === undefined ? deleting : Promise.all([this.finalDelete, deleting]).then(() => undefined);
+    this.finalDelete =
+      this.finalDelete === undefined ? deleting : Promise.all([this.finalDelete, deleting]).then(() => undefined);
   }
 
   /** Aborted on timeout or forced stop (with the reason given to abort()). */
@@ -187,14 +189,18 @@ function ignore(): void {}
 function guard<J extends WorkerJob>(job: J, attempt: Attempt<J>): J {
   let remove: ((...args: unknown[]) => unknown) | undefined;
   let release: ((...args: unknown[]) => unknown) | undefined;
-  const fenced = (action: 'delete' | 'release', method: (...a: unknown[]) => unknown) => (...args: unknown[]) =>
-    attempt.allows(action) ? method.apply(job, args) : Promise.resolve();
+  const fenced =
+    (action: 'delete' | 'release', method: (...a: unknown[]) => unknown) =>
+    (...args: unknown[]) =>
+      attempt.allows(action) ? method.apply(job, args) : Promise.resolve();
   return new Proxy(job, {
     get(target, property) {
       if (property === ATTEMPT) return attempt;
       const value: unknown = Reflect.get(target, property, target);
-      if (property === 'delete' && typeof value === 'function') return (remove ??= fenced('delete', value as (...a: unknown[]) => unknown));
-      if (property === 'release' && typeof value === 'function') return (release ??= fenced('release', value as (...a: unknown[]) => unknown));
+      if (property === 'delete' && typeof value === 'function')
+        return (remove ??= fenced('delete', value as (...a: unknown[]) => unknown));
+      if (property === 'release' && typeof value === 'function')
+        return (release ??= fenced('release', value as (...a: unknown[]) => unknown));
       return value;
     },
   });

@@ -82,7 +82,8 @@ export class CacheSignals {
     if (this.cache === undefined) return false;
     const key = `${connection}\0${queue}`;
     const ahead = this.fresh(this.pausedAhead.get(key));
-    if (this.readAhead) this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.clock.nowMs()));
+    if (this.readAhead)
+      this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.clock.nowMs()));
     else this.pausedAhead.delete(key);
     return ahead ?? this.readPaused(this.cache, connection, queue);
   }
@@ -103,7 +104,8 @@ export class CacheSignals {
     if (this.fresh(this.restartAhead) === undefined) this.restartAhead = started(readRestart(cache), at);
     for (const queue of queues) {
       const key = `${connection}\0${queue}`;
-      if (this.fresh(this.pausedAhead.get(key)) === undefined) this.pausedAhead.set(key, started(this.readPaused(cache, connection, queue), at));
+      if (this.fresh(this.pausedAhead.get(key)) === undefined)
+        this.pausedAhead.set(key, started(this.readPaused(cache, connection, queue), at));
     }
   }
 

@@ -37,9 +37,13 @@ export class NextJobs<J extends WorkerJob> {
       for (const [index, name] of order.entries()) {
         if (paused.has(name)) continue;
         // popMany even for one job: its migrations and pop travel in one round trip instead of three.
-        const jobs = queue.popMany ? await queue.popMany(name, index, limit, report) : nonNull(await queue.pop(name, index));
+        const jobs = queue.popMany
+          ? await queue.popMany(name, index, limit, report)
+          : nonNull(await queue.pop(name, index));
         if (jobs.length === 0) continue;
-        if (events.listenerCount('JobPopped') > 0) for (const job of jobs) events.emit('JobPopped', { connectionName: queue.connectionName, job } as JobEvent<J>);
+        if (events.listenerCount('JobPopped') > 0)
+          for (const job of jobs)
+            events.emit('JobPopped', { connectionName: queue.connectionName, job } as JobEvent<J>);
         return jobs;
       }
       return [];
@@ -63,8 +67,10 @@ export class NextJobs<J extends WorkerJob> {
     const connectionName = queue.connectionName;
     const states = await Promise.all(order.map((name) => cacheSignals.isPaused(connectionName, name)));
     const paused = new Set(order.filter((_, i) => states[i]));
-    for (const name of paused) if (!this.lastPaused.has(name)) events.emit('WorkerQueuePaused', { connectionName, queue: name });
-    for (const name of this.lastPaused) if (!paused.has(name)) events.emit('WorkerQueueResumed', { connectionName, queue: name });
+    for (const name of paused)
+      if (!this.lastPaused.has(name)) events.emit('WorkerQueuePaused', { connectionName, queue: name });
+    for (const name of this.lastPaused)
+      if (!paused.has(name)) events.emit('WorkerQueueResumed', { connectionName, queue: name });
     this.lastPaused = paused;
     return paused;
   }

@@ -72,11 +72,15 @@ export class Slots<J extends WorkerJob> {
     })();
     if (graceSeconds === 0) return void (await allFinished);
     const timer = new AbortController();
-    const graceExpired = await Promise.race([allFinished.then(() => false), sleep(graceSeconds * 1000, timer.signal).then(() => true)]);
+    const graceExpired = await Promise.race([
+      allFinished.then(() => false),
+      sleep(graceSeconds * 1000, timer.signal).then(() => true),
+    ]);
     timer.abort();
     if (!graceExpired) return;
     for (const attempt of this.occupied) {
-      if (attempt.state === 'running') attempt.abort(new LarqError(`the worker stopped before ${attempt.job.resolveName()} finished`));
+      if (attempt.state === 'running')
+        attempt.abort(new LarqError(`the worker stopped before ${attempt.job.resolveName()} finished`));
     }
   }
 }

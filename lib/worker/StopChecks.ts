@@ -11,7 +11,10 @@ export const EXIT_SUCCESS = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_MEMORY_LIMIT = 12;
 
-const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = { memory: EXIT_MEMORY_LIMIT, timed_out: EXIT_ERROR };
+const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = {
+  memory: EXIT_MEMORY_LIMIT,
+  timed_out: EXIT_ERROR,
+};
 
 /** What the checks read besides their own state. */
 export interface StopCheckSources {
@@ -100,11 +103,13 @@ export class StopChecks {
     // Laravel exits 0 here; larq exits 1, so a supervisor that restarts only on failure (systemd's
     // Restart=on-failure) brings back a worker whose Redis client gave up reconnecting.
     if (this.lostConnection) return { status: EXIT_ERROR, reason: 'lost_connection' };
-    if (this.quitReason !== null) return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
+    if (this.quitReason !== null)
+      return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
     if (this.sources.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
     if (await this.sources.shouldRestart()) return { status: EXIT_SUCCESS, reason: 'restart_signal' };
     if (stopWhenEmpty && !found) return { status: EXIT_SUCCESS, reason: 'empty' };
-    if (maxTime > 0 && (this.sources.clock.nowMs() - this.startedAtMs) / 1000 >= maxTime) return { status: EXIT_SUCCESS, reason: 'max_time' };
+    if (maxTime > 0 && (this.sources.clock.nowMs() - this.startedAtMs) / 1000 >= maxTime)
+      return { status: EXIT_SUCCESS, reason: 'max_time' };
     if (maxJobs > 0 && jobsProcessed >= maxJobs) return { status: EXIT_SUCCESS, reason: 'max_jobs' };
     return null;
   }

@@ -59,7 +59,10 @@ export class FailureRecorder {
     let refusal = this.lastStoreError;
     if (this.nowMs() >= this.retryStoreAt) {
       try {
-        await withinLimit(this.failer.log(job.getConnectionName(), job.getQueue(), payload, exception), STORE_WRITE_LIMIT_MS);
+        await withinLimit(
+          this.failer.log(job.getConnectionName(), job.getQueue(), payload, exception),
+          STORE_WRITE_LIMIT_MS,
+        );
         this.pauseMs = 0;
         this.lastStoreError = null;
         return 'store';
@@ -79,7 +82,13 @@ export class FailureRecorder {
     this.retryStoreAt = this.nowMs() + this.pauseMs;
   }
 
-  private async keepInRedis(job: WorkerJob, exception: Error, payload: string | Buffer, refusal: unknown, report: (error: unknown) => void): Promise<FailureKept> {
+  private async keepInRedis(
+    job: WorkerJob,
+    exception: Error,
+    payload: string | Buffer,
+    refusal: unknown,
+    report: (error: unknown) => void,
+  ): Promise<FailureKept> {
     const uuid = job.uuid() ?? generatedUuid();
     // One line: `larq work` prints the first line of each error; the full error stays the cause.
     const why = (refusal instanceof Error ? refusal.message : String(refusal)).split('\n')[0];
@@ -87,16 +96,38 @@ export class FailureRecorder {
     if (job.moveToFailedList !== undefined) {
       try {
         const failedAt = formatDateTime(this.nowMs(), 'UTC');
-        const entry = { uuid, connection: job.getConnectionName(), queue: job.getQueue(), exception: formatException(exception), failed_at: failedAt, reason: why };
+        const entry = {
+          uuid,
+          connection: job.getConnectionName(),
+          queue: job.getQueue(),
+          exception: formatException(exception),
+          failed_at: failedAt,
+          reason: why,
+        };
         await job.moveToFailedList(encodeFailedEntry(entry, payload));
-        report(new FailedJobNotRecordedError(`${what}: kept in larq's failed list in Redis (see larq failed, larq retry)`, uuid, 'redis', { cause: refusal }));
+        report(
+          new FailedJobNotRecordedError(
+            `${what}: kept in larq's failed list in Redis (see larq failed, larq retry)`,
+            uuid,
+            'redis',
+            { cause: refusal },
+          ),
+        );
         return 'redis';
       } catch (e) {
         refusal = e;
       }
     }
-    const more = refusal instanceof Error && refusal.message !== why ? `; nor could Redis keep it (${refusal.message})` : '';
-    report(new FailedJobNotRecordedError(`${what}${more}: it stays reserved and comes back after retry_after`, uuid, 'reserved', { cause: refusal }));
+    const more =
+      refusal instanceof Error && refusal.message !== why ? `; nor could Redis keep it (${refusal.message})` : '';
+    report(
+      new FailedJobNotRecordedError(
+        `${what}${more}: it stays reserved and comes back after retry_after`,
+        uuid,
+        'reserved',
+        { cause: refusal },
+      ),
+    );
     return 'reserved';
   }
 }

@@ -79,7 +79,9 @@ export class Heartbeat<J extends WorkerJob> {
       if (!held.holdsReservation) return;
       // Migrated back (or deleted elsewhere): another worker may already run it; say so once.
       this.lost.add(job);
-      this.options.report(new LarqError(`${job.resolveName()} (attempt ${job.attempts()}) is no longer reserved; it may run twice`));
+      this.options.report(
+        new LarqError(`${job.resolveName()} (attempt ${job.attempts()}) is no longer reserved; it may run twice`),
+      );
     } catch (e) {
       this.options.report(e instanceof Error ? e : new Error(String(e)));
     }

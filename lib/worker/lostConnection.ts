@@ -26,7 +26,7 @@ const LOST_CONNECTION_PHRASES = [
   'error while sending',
   'broken pipe',
   'socket closed',
-  'stream isn\'t writeable',
+  "stream isn't writeable",
   'econnrefused',
   'econnreset',
   'epipe',

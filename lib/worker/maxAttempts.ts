@@ -22,7 +22,11 @@ const truthy = (n: number | null): n is number => n !== null && n !== 0 && !Numb
  * retryUntil, when set, replaces maxTries entirely; maxTries 0 is unlimited only as the exact number 0.
  * A plain function, so the worker awaits nothing for a job that may run.
  */
-export function alreadyExceedsMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number): boolean {
+export function alreadyExceedsMaxAttempts<J extends WorkerJob>(
+  ctx: AttemptContext<J>,
+  job: J,
+  optionMaxTries: number,
+): boolean {
   const maxTries = job.maxTries() ?? optionMaxTries;
   const retryUntil = job.retryUntil();
   if (truthy(retryUntil)) return ctx.now() > retryUntil;
@@ -37,7 +41,12 @@ export async function failAsAlreadyExceeded<J extends WorkerJob>(ctx: AttemptCon
 }
 
 /** markJobAsFailedIfWillExceedMaxAttempts: after an exception (or a timeout), fail the job when this was its last try. */
-export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, optionMaxTries: number, error: Error): Promise<void> {
+export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(
+  ctx: AttemptContext<J>,
+  job: J,
+  optionMaxTries: number,
+  error: Error,
+): Promise<void> {
   const maxTries = job.maxTries() ?? optionMaxTries;
   const retryUntil = job.retryUntil();
   // Both checks run, as in Laravel; failing twice is harmless because fail stops at a job already failed.
@@ -49,7 +58,11 @@ export async function failIfWillExceedMaxAttempts<J extends WorkerJob>(ctx: Atte
  * markJobAsFailedIfWillExceedMaxExceptions: count this exception in the shared cache (countJobException;
  * PHP and Node workers count together) and fail the job once the count reaches maxExceptions.
  */
-export async function failIfWillExceedMaxExceptions<J extends WorkerJob>(ctx: AttemptContext<J>, job: J, error: Error): Promise<void> {
+export async function failIfWillExceedMaxExceptions<J extends WorkerJob>(
+  ctx: AttemptContext<J>,
+  job: J,
+  error: Error,
+): Promise<void> {
   const uuid = job.uuid();
   const maxExceptions = job.maxExceptions();
   if (ctx.cache === undefined || uuid === null || maxExceptions === null) return;

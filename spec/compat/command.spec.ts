@@ -31,7 +31,10 @@ function chainedJobs(value: PhpValue): string[] {
   if (value instanceof PhpArray) return [...value.entries.values()].flatMap(chainedJobs);
   if (!(value instanceof PhpObject)) return [];
   return value.properties.flatMap((p) => {
-    const own = p.name === 'chained' && p.value instanceof PhpArray ? [...p.value.entries.values()].filter((v): v is string => typeof v === 'string' && v.startsWith('O:')) : [];
+    const own =
+      p.name === 'chained' && p.value instanceof PhpArray
+        ? [...p.value.entries.values()].filter((v): v is string => typeof v === 'string' && v.startsWith('O:'))
+        : [];
     return [...own, ...chainedJobs(p.value)];
   });
 }
@@ -44,29 +47,38 @@ function mismatches(actual: Described, expected: Described, exact: boolean, path
     const out: string[] = [];
     let last = -1;
     for (const p of actual.props) {
-      const i = expected.props.findIndex((e) => e.name === p.name && e.visibility === p.visibility && e.declaringClass === p.declaringClass);
+      const i = expected.props.findIndex(
+        (e) => e.name === p.name && e.visibility === p.visibility && e.declaringClass === p.declaringClass,
+      );
       if (i < 0) out.push(`${path}.${p.name}: not in the description (${p.visibility})`);
       else if (i < last) out.push(`${path}.${p.name}: out of order`);
       else out.push(...mismatches(p.value, expected.props[i].value, exact, `${path}.${p.name}`));
       last = Math.max(last, i);
     }
-    if (exact && actual.props.length !== expected.props.length) out.push(`${path}: ${actual.props.length} properties, described ${expected.props.length}`);
+    if (exact && actual.props.length !== expected.props.length)
+      out.push(`${path}: ${actual.props.length} properties, described ${expected.props.length}`);
     return out;
   }
   if (actual.t === 'array' && expected.t === 'array') {
-    if (actual.entries.length !== expected.entries.length) return [`${path}: ${actual.entries.length} entries, described ${expected.entries.length}`];
+    if (actual.entries.length !== expected.entries.length)
+      return [`${path}: ${actual.entries.length} entries, described ${expected.entries.length}`];
     return actual.entries.flatMap((e, i) =>
-      e.k !== expected.entries[i].k ? [`${path}: key ${e.k} is not ${expected.entries[i].k}`] : mismatches(e.v, expected.entries[i].v, exact, `${path}[${e.k}]`),
+      e.k !== expected.entries[i].k
+        ? [`${path}: key ${e.k} is not ${expected.entries[i].k}`]
+        : mismatches(e.v, expected.entries[i].v, exact, `${path}[${e.k}]`),
     );
   }
-  return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`];
+  return JSON.stringify(actual) === JSON.stringify(expected)
+    ? []
+    : [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`];
 }
 
 /** The PHP classes behind the fixtures, declared as a user of larq would declare them. */
 function classes(line: LaravelLine): Record<string, PhpClass> {
   const job = { traits: laravelJobTraits(line), serializesModels: true };
   const listener: Record<string, PropertySpec> = { class: 'public', method: 'public', data: 'public' };
-  const nullable = (...names: string[]) => names.forEach((n) => (listener[n] = { visibility: 'public', default: null }));
+  const nullable = (...names: string[]) =>
+    names.forEach((n) => (listener[n] = { visibility: 'public', default: null }));
   const falsy = (...names: string[]) => names.forEach((n) => (listener[n] = { visibility: 'public', default: false }));
   nullable('tries', 'maxExceptions', 'backoff', 'retryUntil', 'timeout');
   if (line >= 12) falsy('failOnTimeout');
@@ -77,13 +89,42 @@ function classes(line: LaravelLine): Record<string, PhpClass> {
   if (line >= 13) nullable('debounceId');
   const pub = (...names: string[]) => Object.fromEntries(names.map((n): [string, PropertySpec] => [n, 'public']));
   const list = [
-    phpClass('App\\Jobs\\SendWelcomeEmail', { to: 'public', subject: 'protected', meta: { visibility: 'private', default: null } }, job),
-    phpClass('App\\Jobs\\BatchedJob', { n: 'public' }, { traits: laravelJobTraits(line, { batchable: true }), serializesModels: true }),
+    phpClass(
+      'App\\Jobs\\SendWelcomeEmail',
+      { to: 'public', subject: 'protected', meta: { visibility: 'private', default: null } },
+      job,
+    ),
+    phpClass(
+      'App\\Jobs\\BatchedJob',
+      { n: 'public' },
+      { traits: laravelJobTraits(line, { batchable: true }), serializesModels: true },
+    ),
     phpClass('App\\Jobs\\ChainStep', { step: 'public' }, job),
     phpClass('App\\Jobs\\DateJob', pub('at', 'atUtc'), job),
     phpClass('App\\Jobs\\SecretJob', { card: 'public' }, job),
     phpClass('App\\Jobs\\EnumJob', pub('status', 'level', 'flag', 'list'), job),
-    phpClass('App\\Jobs\\ScalarZoo', pub('s', 'unicode', 'i', 'neg', 'big', 'f', 'whole', 'tiny', 'huge', 'yes', 'no', 'nothing', 'list', 'map', 'empty', 'nested'), job),
+    phpClass(
+      'App\\Jobs\\ScalarZoo',
+      pub(
+        's',
+        'unicode',
+        'i',
+        'neg',
+        'big',
+        'f',
+        'whole',
+        'tiny',
+        'huge',
+        'yes',
+        'no',
+        'nothing',
+        'list',
+        'map',
+        'empty',
+        'nested',
+      ),
+      job,
+    ),
     phpClass(
       'App\\Jobs\\TunedJob',
       {
@@ -97,7 +138,9 @@ function classes(line: LaravelLine): Record<string, PhpClass> {
       job,
     ),
     phpClass('App\\Jobs\\ModelJob', pub('user', 'users'), job),
-    phpClass('Illuminate\\Events\\CallQueuedListener', listener, { traits: [interactsWithQueueTrait(), queueableTrait(line)] }),
+    phpClass('Illuminate\\Events\\CallQueuedListener', listener, {
+      traits: [interactsWithQueueTrait(), queueableTrait(line)],
+    }),
   ];
   return Object.fromEntries(list.map((c) => [c.className, c]));
 }
@@ -106,7 +149,8 @@ function classes(line: LaravelLine): Record<string, PhpClass> {
 // that each is serialized with its own class's rules (a job nested in a listener leaves its defaults
 // out). Floats go in as php.float(): make() reads a bare integral JS number as an int.
 function rebuild(d: Described, known: Record<string, PhpClass>): unknown {
-  if (d.t === 'object' && known[d.class]) return known[d.class].make(Object.fromEntries(d.props.map((p) => [p.name, rebuild(p.value, known)])));
+  if (d.t === 'object' && known[d.class])
+    return known[d.class].make(Object.fromEntries(d.props.map((p) => [p.name, rebuild(p.value, known)])));
   if (d.t === 'array') return new Map(d.entries.map((e) => [e.k, rebuild(e.v, known)]));
   if (d.t === 'float') return php.float(fromDescribed(d) as number);
   return fromDescribed(d);
@@ -118,14 +162,33 @@ function handWritten(line: LaravelLine, name: string): PhpObject[] | undefined {
   const step = (n: number) => c['App\\Jobs\\ChainStep'].make({ step: n });
   const user = (id: unknown) => php.model('App\\Models\\User', id, { connection: 'mysql' }, line);
   const jobs: Record<string, () => PhpObject[]> = {
-    'object-basic': () => [c['App\\Jobs\\SendWelcomeEmail'].make({ to: 'ada@example.com', subject: 'Welcome / “hi” \\ é', meta: { plan: 'pro', seats: 3 } })],
+    'object-basic': () => [
+      c['App\\Jobs\\SendWelcomeEmail'].make({
+        to: 'ada@example.com',
+        subject: 'Welcome / “hi” \\ é',
+        meta: { plan: 'pro', seats: 3 },
+      }),
+    ],
     'object-delayed': () => [c['App\\Jobs\\SendWelcomeEmail'].make({ to: 'later@example.com', subject: 'Later' })],
-    'object-batched': () => [c['App\\Jobs\\BatchedJob'].make({ n: 3, batchId: '9a1b7c4e-0000-4000-8000-000000000001' })],
-    'object-chain': () => [c['App\\Jobs\\ChainStep'].make({ step: 1, queue: 'default', chainQueue: 'default', chained: [serialize(step(2)), serialize(step(3))] })],
+    'object-batched': () => [
+      c['App\\Jobs\\BatchedJob'].make({ n: 3, batchId: '9a1b7c4e-0000-4000-8000-000000000001' }),
+    ],
+    'object-chain': () => [
+      c['App\\Jobs\\ChainStep'].make({
+        step: 1,
+        queue: 'default',
+        chainQueue: 'default',
+        chained: [serialize(step(2)), serialize(step(3))],
+      }),
+    ],
     bulk: () => [step(1), step(2), step(3)],
     'object-dates': () => [
       c['App\\Jobs\\DateJob'].make({
-        at: php.dateTime(new Date(Date.UTC(2026, 2, 4, 4, 6, 7)), { immutable: true, timezone: 'Europe/Amsterdam', microsecond: 123456 }),
+        at: php.dateTime(new Date(Date.UTC(2026, 2, 4, 4, 6, 7)), {
+          immutable: true,
+          timezone: 'Europe/Amsterdam',
+          microsecond: 123456,
+        }),
         atUtc: php.dateTime(new Date(Date.UTC(2026, 2, 4, 5, 6, 7)), { timezone: '+00:00' }),
       }),
     ],
@@ -137,13 +200,16 @@ function handWritten(line: LaravelLine, name: string): PhpObject[] | undefined {
         list: [php.enum('App\\Enums\\Status', 'Closed'), php.enum('App\\Enums\\Level', 'Low')],
       }),
     ],
-    'object-scalars': () => [
-      c['App\\Jobs\\ScalarZoo'].make(scalarZooValues()),
-    ],
+    'object-scalars': () => [c['App\\Jobs\\ScalarZoo'].make(scalarZooValues())],
     'object-tuned': () => [c['App\\Jobs\\TunedJob'].make({ payload: { x: 1 } })],
     'object-models': () => [c['App\\Jobs\\ModelJob'].make({ user: user(7), users: user([7, 8]) })],
     'queued-listener': () => [
-      c['Illuminate\\Events\\CallQueuedListener'].make({ class: 'App\\Listeners\\SendShipmentNotification', method: 'handle', data: [step(9)], tries: 4 }),
+      c['Illuminate\\Events\\CallQueuedListener'].make({
+        class: 'App\\Listeners\\SendShipmentNotification',
+        method: 'handle',
+        data: [step(9)],
+        tries: 4,
+      }),
     ],
   };
   return jobs[name]?.();

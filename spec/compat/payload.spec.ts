@@ -74,7 +74,8 @@ function declared(f: Fixture): Partial<ObjectJobSpec> {
     out.commandName = f.job.class;
     // a queued listener is displayed as the listener class it wraps
     const listener = prop(f.job, 'class');
-    if (f.job.class === 'Illuminate\\Events\\CallQueuedListener' && listener?.t === 'string') out.displayName = listener.v;
+    if (f.job.class === 'Illuminate\\Events\\CallQueuedListener' && listener?.t === 'string')
+      out.displayName = listener.v;
   }
   return out as Partial<ObjectJobSpec>;
 }
@@ -89,7 +90,8 @@ function rebuild(f: Fixture, pushed: string): string {
     delay: recorded.delay as number | null | undefined,
   };
   if (f.name === 'raw') return phpJsonEncode(recorded); // pushRaw: the caller's own text
-  if (f.name === 'string-fire') return createStringPayload({ job: 'App\\Handlers\\RawHandler', data: 'just a string' }, opts);
+  if (f.name === 'string-fire')
+    return createStringPayload({ job: 'App\\Handlers\\RawHandler', data: 'just a string' }, opts);
   if (f.name === 'string-method') {
     const data = (recorded as { data: unknown }).data; // as a user would hand it over: decoded
     return createStringPayload({ job: 'App\\Handlers\\RawHandler@handle', data }, opts);
@@ -122,7 +124,19 @@ describe('compat: payloads', () => {
           const reserved = parsePayload(popped.reserved);
           expect(reserved.attempts).to.equal(1).and.to.equal(popped.attempts);
           expect(original.attempts + 1).to.equal(popped.attempts);
-          for (const field of ['uuid', 'id', 'job', 'displayName', 'maxTries', 'backoff', 'retryUntil', 'commandName', 'command', 'createdAt', 'delay'] as const) {
+          for (const field of [
+            'uuid',
+            'id',
+            'job',
+            'displayName',
+            'maxTries',
+            'backoff',
+            'retryUntil',
+            'commandName',
+            'command',
+            'createdAt',
+            'delay',
+          ] as const) {
             expect(reserved[field], field).to.equal(original[field]);
           }
         });
@@ -130,7 +144,7 @@ describe('compat: payloads', () => {
     });
   }
 
-  it('string-method: the reserved copy carries cjson\'s damage, which larq reads as is', () => {
+  it("string-method: the reserved copy carries cjson's damage, which larq reads as is", () => {
     const f = loadFixtures().find((x) => x.version === '13.x' && x.name === 'string-method')!;
     const data = parsePayload(f.popped!.reserved).data as Record<string, unknown>;
     expect(data.big).to.equal(12345678901235000);

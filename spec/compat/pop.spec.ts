@@ -17,7 +17,8 @@ async function load(client: Redis, dump: RedisDump): Promise<void> {
   for (const [key, entry] of Object.entries(dump)) {
     if (entry.type === 'list') await client.rpush(key, ...(entry.items as string[]));
     else if (entry.type === 'zset') {
-      for (const { member, score } of entry.items as { member: string; score: number }[]) await client.zadd(key, score, member);
+      for (const { member, score } of entry.items as { member: string; score: number }[])
+        await client.zadd(key, score, member);
     } else throw new Error(`fixture key ${key} has unexpected type ${entry.type}`);
   }
 }
@@ -70,7 +71,9 @@ describe('compat: pop matches Laravel on every fixture', function () {
         }
         expect(job).to.not.equal(null);
         expect(job!.getRawBody()).to.equal(f.popped.raw);
-        expect(Buffer.from(job!.getReservedJob(), 'utf8').equals(Buffer.from(f.popped.reserved, 'utf8'))).to.equal(true);
+        expect(Buffer.from(job!.getReservedJob(), 'utf8').equals(Buffer.from(f.popped.reserved, 'utf8'))).to.equal(
+          true,
+        );
         expect(job!.getReservedJob()).to.equal(f.popped.reserved);
         expect(job!.attempts()).to.equal(f.popped.attempts);
         expect(job!.getQueue()).to.equal(queueName(f));
@@ -89,7 +92,9 @@ describe('compat: pop matches Laravel on every fixture', function () {
           expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
           return;
         }
-        expect(jobs.map((j) => [j.getRawBody(), j.getReservedJob(), j.attempts()])).to.deep.equal([[f.popped.raw, f.popped.reserved, f.popped.attempts]]);
+        expect(jobs.map((j) => [j.getRawBody(), j.getReservedJob(), j.attempts()])).to.deep.equal([
+          [f.popped.raw, f.popped.reserved, f.popped.attempts],
+        ]);
         expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.popped.after, f.prefix, prefix));
       });
 

@@ -14,7 +14,10 @@ function rename(dump: RedisDump, from: string, to: string): RedisDump {
 // The bare queue name and whether the fixture's job was delayed (it then sits in `:delayed` only).
 function target(f: Fixture): { name: string; delayed: boolean } {
   const key = Object.keys(f.written)[0].slice(f.prefix.length);
-  return { name: key.replace(/^queues:/, '').replace(/:(delayed|reserved|notify)$/, ''), delayed: key.endsWith(':delayed') };
+  return {
+    name: key.replace(/^queues:/, '').replace(/:(delayed|reserved|notify)$/, ''),
+    delayed: key.endsWith(':delayed'),
+  };
 }
 
 function idOf(payload: string): string | null {
@@ -36,7 +39,11 @@ describe('compat: pushes write what Laravel wrote', function () {
 
   function open(): RedisQueue {
     prefix = randomPrefix();
-    queue = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock: new FakeClock(FIXTURE_NOW * 1000) });
+    queue = new RedisQueue({
+      connection: `redis://127.0.0.1:${port}`,
+      prefix,
+      clock: new FakeClock(FIXTURE_NOW * 1000),
+    });
     return queue;
   }
 

@@ -15,10 +15,19 @@ describe('the API reference', function () {
   it('builds from the TSDoc without a warning, and documents the public entry points', function () {
     const out = mkdtempSync(join(tmpdir(), 'larq-api-'));
     try {
-      const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--out', out], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const result = spawnSync(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--out', out],
+        { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+      );
       expect(result.status, `${result.stdout}\n${result.stderr}`).to.equal(0);
       expect(`${result.stdout}${result.stderr}`).to.not.match(/\[warning\]|\[error\]/);
-      for (const page of ['classes/RedisQueue.html', 'classes/Handlers.html', 'functions/createWorker.html', 'interfaces/WorkerOptions.html']) {
+      for (const page of [
+        'classes/RedisQueue.html',
+        'classes/Handlers.html',
+        'functions/createWorker.html',
+        'interfaces/WorkerOptions.html',
+      ]) {
         expect(existsSync(join(out, page)), page).to.equal(true);
       }
       expect(readFileSync(join(out, 'interfaces', 'WorkerOptions.html'), 'utf8')).to.include('seconds a job may run');

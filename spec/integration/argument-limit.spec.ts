@@ -15,7 +15,16 @@ import { randomPrefix, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
 const JOBS = 10_000;
-const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'argv-job', data: { n }, id: `id${n}`, attempts: 0, maxTries: null });
+const job = (n: number) =>
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'argv-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+    maxTries: null,
+  });
 
 // `a a a b` as `a ×3, b ×1`: long command sequences compared (and shown when they differ) compactly.
 function runLengths(items: string[]): string[] {
@@ -31,16 +40,26 @@ function runLengths(items: string[]): string[] {
 describe('argument limits: no command carries more than 3,999 arguments', function () {
   this.timeout(180000);
 
-  it('the limit larq keeps to is ElastiCache Serverless\' 3,999', () => {
+  it("the limit larq keeps to is ElastiCache Serverless' 3,999", () => {
     expect(MAX_COMMAND_ARGUMENTS).to.equal(3999);
   });
 
   // The same calls against a queue, a cache and the servers watching them.
-  function suite(setup: () => { open: (options?: RedisQueueOptions) => RedisQueue; cache: () => RedisCacheStore; watch: () => CommandWatch; clock: () => FakeClock }) {
+  function suite(
+    setup: () => {
+      open: (options?: RedisQueueOptions) => RedisQueue;
+      cache: () => RedisCacheStore;
+      watch: () => CommandWatch;
+      clock: () => FakeClock;
+    },
+  ) {
     function expectWithinLimit(watch: CommandWatch): void {
       const largest = watch.largest();
       expect(largest, 'the watch saw the commands').to.not.equal(undefined);
-      expect(largest!.argv.length, `${largest!.argv[0]} from ${largest!.source} has ${largest!.argv.length} arguments`).to.be.at.most(MAX_COMMAND_ARGUMENTS);
+      expect(
+        largest!.argv.length,
+        `${largest!.argv[0]} from ${largest!.source} has ${largest!.argv.length} arguments`,
+      ).to.be.at.most(MAX_COMMAND_ARGUMENTS);
     }
 
     it('pushes 10,000 jobs with bulkRaw in one MULTI, every command within the limit', async () => {
@@ -80,15 +99,39 @@ describe('argument limits: no command carries more than 3,999 arguments', functi
       watch().clear();
       expect(await q.pop()).to.not.equal(null);
       await watch().settle();
-      expect([await q.pendingSize(), await q.delayedSize(), await q.reservedSize()]).to.deep.equal([2 * JOBS - 1, 0, 1]);
+      expect([await q.pendingSize(), await q.delayedSize(), await q.reservedSize()]).to.deep.equal([
+        2 * JOBS - 1,
+        0,
+        1,
+      ]);
       // The migrations issue Laravel 13's commands in Laravel's order: ZRANGEBYSCORE, ZREMRANGEBYRANK, then
       // per 100 jobs one RPUSH of them and one RPUSH of a token per job; delayed first, then reserved.
       const keys = q.keys.forQueue('default');
-      const names: Record<string, string> = { [keys.delayed]: 'delayed', [keys.reserved]: 'reserved', [keys.queue]: 'queue', [keys.notify]: 'notify' };
+      const names: Record<string, string> = {
+        [keys.delayed]: 'delayed',
+        [keys.reserved]: 'reserved',
+        [keys.queue]: 'queue',
+        [keys.notify]: 'notify',
+      };
       const migration = watch()
-        .commands.filter((c) => c.source === 'lua' && ['zrangebyscore', 'zremrangebyrank', 'rpush'].includes(c.argv[0].toLowerCase()) && c.argv[1] in names)
-        .map((c) => `${c.argv[0].toLowerCase()} ${names[c.argv[1]]}${c.argv[0].toLowerCase() === 'rpush' ? ` +${c.argv.length - 2}` : ''}`);
-      const laravel = (from: string) => [`zrangebyscore ${from}`, `zremrangebyrank ${from}`, ...Array.from({ length: JOBS / 100 }, () => ['rpush queue +100', ...Array<string>(100).fill('rpush notify +1')]).flat()];
+        .commands.filter(
+          (c) =>
+            c.source === 'lua' &&
+            ['zrangebyscore', 'zremrangebyrank', 'rpush'].includes(c.argv[0].toLowerCase()) &&
+            c.argv[1] in names,
+        )
+        .map(
+          (c) =>
+            `${c.argv[0].toLowerCase()} ${names[c.argv[1]]}${c.argv[0].toLowerCase() === 'rpush' ? ` +${c.argv.length - 2}` : ''}`,
+        );
+      const laravel = (from: string) => [
+        `zrangebyscore ${from}`,
+        `zremrangebyrank ${from}`,
+        ...Array.from({ length: JOBS / 100 }, () => [
+          'rpush queue +100',
+          ...Array<string>(100).fill('rpush notify +1'),
+        ]).flat(),
+      ];
       expect(runLengths(migration)).to.deep.equal(runLengths([...laravel('delayed'), ...laravel('reserved')]));
       expectWithinLimit(watch());
     });
@@ -204,7 +247,14 @@ describe('argument limits: no command carries more than 3,999 arguments', functi
 
     suite(() => ({
       open: (options = {}) => {
-        const q = new RedisQueue({ connection: cluster.client(), prefix, clock, laravel: 13, cluster: true, ...options });
+        const q = new RedisQueue({
+          connection: cluster.client(),
+          prefix,
+          clock,
+          laravel: 13,
+          cluster: true,
+          ...options,
+        });
         closers.push(() => q.close());
         return q;
       },

@@ -11,7 +11,14 @@ import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redi
 
 const NOW = 1795276770;
 const payload = (n: number) =>
-  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'Illuminate\\Queue\\CallQueuedHandler@call', data: { n, text: 'é/\u2028' }, id: `id${n}`, attempts: n % 3 });
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    data: { n, text: 'é/\u2028' },
+    id: `id${n}`,
+    attempts: n % 3,
+  });
 
 describe('the benchmark ceiling (integration)', function () {
   this.timeout(30000);
@@ -32,14 +39,24 @@ describe('the benchmark ceiling (integration)', function () {
 
   // n jobs as Laravel's push leaves them: the payload on the list, a token on :notify.
   async function seed(prefix: string, n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await client.pipeline().rpush(`${prefix}queues:default`, payload(i)).rpush(`${prefix}queues:default:notify`, '1').exec();
+    for (let i = 0; i < n; i++)
+      await client
+        .pipeline()
+        .rpush(`${prefix}queues:default`, payload(i))
+        .rpush(`${prefix}queues:default:notify`, '1')
+        .exec();
   }
 
   // Redis after Laravel's pop script (larq's pop) has run once per job: every job reserved until NOW + 90.
   async function laravelReserved(n: number): Promise<Record<string, unknown>> {
     const prefix = randomPrefix();
     await seed(prefix, n);
-    const q = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock: new FakeClock(NOW * 1000), retryAfter: 90 });
+    const q = new RedisQueue({
+      connection: `redis://127.0.0.1:${port}`,
+      prefix,
+      clock: new FakeClock(NOW * 1000),
+      retryAfter: 90,
+    });
     try {
       for (let i = 0; i < n; i++) expect(await q.pop('default')).to.not.equal(null);
     } finally {
@@ -75,7 +92,9 @@ describe('the benchmark ceiling (integration)', function () {
       // The plain way adds 1 to attempts in the text, so its bytes are not cjson's: the same jobs as JSON.
       const asJson = (dump: Record<string, unknown>) => {
         const set = dump['queues:default:reserved'] as { items: { member: string; score: number }[] };
-        return set.items.map((i) => ({ job: JSON.parse(i.member), score: i.score })).sort((a, b) => a.job.id.localeCompare(b.job.id));
+        return set.items
+          .map((i) => ({ job: JSON.parse(i.member), score: i.score }))
+          .sort((a, b) => a.job.id.localeCompare(b.job.id));
       };
       expect(Object.keys(actual)).to.deep.equal(Object.keys(expected));
       expect(asJson(actual)).to.deep.equal(asJson(expected));

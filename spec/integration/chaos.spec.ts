@@ -56,14 +56,29 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
   });
 
   async function chaos(disruption: Disruption): Promise<void> {
-    const server: OwnRedis = await ownRedis(disruption === 'none' ? [] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(dir, 'aof-'))]);
+    const server: OwnRedis = await ownRedis(
+      disruption === 'none'
+        ? []
+        : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(dir, 'aof-'))],
+    );
     const admin: Redis = server.admin();
     admin.on('error', () => undefined);
     const prefix = randomPrefix();
     const env = join(dir, `${prefix}.env`);
     const record = join(dir, `${prefix}.record`);
     writeFileSync(record, '');
-    writeFileSync(env, ['REDIS_HOST=127.0.0.1', `REDIS_PORT=${server.port}`, `REDIS_PREFIX=${prefix}`, 'REDIS_QUEUE_RETRY_AFTER=5', 'QUEUE_FAILED_DRIVER=null', 'CACHE_STORE=array', ''].join('\n'));
+    writeFileSync(
+      env,
+      [
+        'REDIS_HOST=127.0.0.1',
+        `REDIS_PORT=${server.port}`,
+        `REDIS_PREFIX=${prefix}`,
+        'REDIS_QUEUE_RETRY_AFTER=5',
+        'QUEUE_FAILED_DRIVER=null',
+        'CACHE_STORE=array',
+        '',
+      ].join('\n'),
+    );
     const vars: Record<string, string | undefined> = { ...process.env, LARQ_CHAOS_RECORD: record };
     for (const name of Object.keys(vars)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ_LARAVEL)/.test(name)) delete vars[name];
 
@@ -71,19 +86,46 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     // When each SIGKILLed worker process was killed (read after kill() returned: no line it writes is later).
     const killedAt = new Map<number, number>();
     const startWorker = (slot: number): void => {
-      const proc = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`, '--concurrency=20', '--tries=0', '--sleep=0.1', '--memory=0', '--quiet'], { cwd: ROOT, env: vars });
-      const worker: Worker = { proc, stderr: '', exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
+      const proc = spawn(
+        process.execPath,
+        [
+          cli.main,
+          'work',
+          `--env=${env}`,
+          `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`,
+          '--concurrency=20',
+          '--tries=0',
+          '--sleep=0.1',
+          '--memory=0',
+          '--quiet',
+        ],
+        { cwd: ROOT, env: vars },
+      );
+      const worker: Worker = {
+        proc,
+        stderr: '',
+        exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+      };
       proc.stderr!.on('data', (d) => (worker.stderr += d));
       proc.stdout!.resume();
       workers[slot] = worker;
     };
     for (let i = 0; i < WORKERS; i++) startWorker(i);
 
-    const producer = new RedisQueue({ connection: { host: '127.0.0.1', port: server.port }, prefix, laravel: 13, retryAfter: 5 });
+    const producer = new RedisQueue({
+      connection: { host: '127.0.0.1', port: server.port },
+      prefix,
+      laravel: 13,
+      retryAfter: 5,
+    });
     const confirmed = new Set<number>();
     const unconfirmed = new Set<number>();
     const refused = new Set<number>();
-    const settle = (steps: number[]) => [() => steps.forEach((n) => confirmed.add(n)), (e: Error) => steps.forEach((n) => (e.name === 'UnconfirmedWriteError' ? unconfirmed : refused).add(n))] as const;
+    const settle = (steps: number[]) =>
+      [
+        () => steps.forEach((n) => confirmed.add(n)),
+        (e: Error) => steps.forEach((n) => (e.name === 'UnconfirmedWriteError' ? unconfirmed : refused).add(n)),
+      ] as const;
     const job = (n: number) => ({ command: ChainStep.make({ step: n }), ...(n % 25 === 0 ? { delay: 1 } : {}) });
 
     let redisUp = true;
@@ -106,7 +148,11 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     const clientKills = (async () => {
       while (disrupting) {
         await sleep(CLIENT_KILL_EVERY_MS);
-        if (disrupting && redisUp) await admin.client('KILL', 'TYPE', 'normal').then(() => killsOfClients++, () => undefined);
+        if (disrupting && redisUp)
+          await admin.client('KILL', 'TYPE', 'normal').then(
+            () => killsOfClients++,
+            () => undefined,
+          );
       }
     })();
     let resumedAt: number | null = null;
@@ -130,7 +176,7 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
 
     // The producer: bulks of 250 (one in 25 delayed by a second) and single pushes, all through the run.
     const started = Date.now();
-    for (let next = 1; next <= JOBS; ) {
+    for (let next = 1; next <= JOBS;) {
       const bulk = Array.from({ length: Math.min(250, JOBS - next + 1) }, (_, i) => next + i);
       next += bulk.length;
       await producer.bulk(bulk.map(job)).then(...settle(bulk));
@@ -145,8 +191,13 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
 
     // Then let the workers finish: every confirmed job ran, and the queue's keys are empty.
     const keys = producer.keys.forQueue('default');
-    const lines = () => readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').map(Number));
-    const inRedis = async () => (await admin.llen(keys.queue)) + (await admin.zcard(keys.delayed)) + (await admin.zcard(keys.reserved));
+    const lines = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ').map(Number));
+    const inRedis = async () =>
+      (await admin.llen(keys.queue)) + (await admin.zcard(keys.delayed)) + (await admin.zcard(keys.reserved));
     const deadline = Date.now() + 120000;
     for (;;) {
       const ran = new Set(lines().map((l) => l[1]));
@@ -162,11 +213,14 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     await server.stop();
 
     // The accounts.
-    const events = readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => {
-      const [event, step, pid, attempt] = l.split(' ');
-      const [, , , , t] = l.split(' ');
-      return { event, step: Number(step), pid: Number(pid), attempt: Number(attempt), t: Number(t) };
-    });
+    const events = readFileSync(record, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [event, step, pid, attempt] = l.split(' ');
+        const [, , , , t] = l.split(' ');
+        return { event, step: Number(step), pid: Number(pid), attempt: Number(attempt), t: Number(t) };
+      });
     const starts = new Map<number, { step: number; pid: number; attempt: number; t: number }[]>();
     for (const e of events) if (e.event === 'start') starts.set(e.step, [...(starts.get(e.step) ?? []), e]);
     const lost = [...confirmed].filter((n) => !starts.has(n));
@@ -192,22 +246,43 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
     };
     const ackLostInOutage = (run: Run, again: Run) => {
       const end = endOf(run);
-      return disruption === 'outage' && stoppedAt !== null && returningAt !== null && end !== undefined && end >= stoppedAt - ACK_WINDOW_MS && again.t >= returningAt;
+      return (
+        disruption === 'outage' &&
+        stoppedAt !== null &&
+        returningAt !== null &&
+        end !== undefined &&
+        end >= stoppedAt - ACK_WINDOW_MS &&
+        again.t >= returningAt
+      );
     };
-    const unexplained = duplicates.filter(([, s]) => !s.slice(0, -1).every((run, i) => killedDuring(run) || ackLostInOutage(run, s[i + 1])));
+    const unexplained = duplicates.filter(
+      ([, s]) => !s.slice(0, -1).every((run, i) => killedDuring(run) || ackLostInOutage(run, s[i + 1])),
+    );
     // After the outage: how soon each worker that lived through it started a job again.
     const resumedIn =
-      disruption !== 'outage' || resumedAt === null ? [] : aliveAtReturn.map((pid) => Math.min(...events.filter((e) => e.event === 'start' && e.pid === pid && e.t >= resumedAt!).map((e) => e.t)) - resumedAt!);
+      disruption !== 'outage' || resumedAt === null
+        ? []
+        : aliveAtReturn.map(
+            (pid) =>
+              Math.min(
+                ...events.filter((e) => e.event === 'start' && e.pid === pid && e.t >= resumedAt!).map((e) => e.t),
+              ) - resumedAt!,
+          );
     console.log(
       `      ${disruption}: ${confirmed.size} confirmed, ${unconfirmed.size} unconfirmed (${[...unconfirmed].filter((n) => starts.has(n)).length} of them ran), ` +
         `${refused.size} refused; pushed in ${pushedIn} ms; ${killsOfWorkers} SIGKILLs, ${killsOfClients} CLIENT KILLs; ` +
         `${starts.size} jobs ran, ${duplicates.length} more than once (all explained: ${unexplained.length === 0}); ${left} left in Redis; exit codes ${codes.join(',')}` +
-        (resumedIn.length === 0 ? '' : `; after Redis returned the surviving workers started jobs again within ${resumedIn.join(', ')} ms`),
+        (resumedIn.length === 0
+          ? ''
+          : `; after Redis returned the surviving workers started jobs again within ${resumedIn.join(', ')} ms`),
     );
     expect(lost.slice(0, 10), `${lost.length} confirmed jobs never ran`).to.deep.equal([]);
     expect(left, 'jobs left in Redis').to.equal(0);
     expect(landedAfterRefusal, 'refused pushes that ran').to.deep.equal([]);
-    expect(unexplained.slice(0, 10).map(([n, s]) => `${n}: ${JSON.stringify(s)}`), `${unexplained.length} jobs ran again without a SIGKILL or an outage to explain it`).to.deep.equal([]);
+    expect(
+      unexplained.slice(0, 10).map(([n, s]) => `${n}: ${JSON.stringify(s)}`),
+      `${unexplained.length} jobs ran again without a SIGKILL or an outage to explain it`,
+    ).to.deep.equal([]);
     // Within a second of Redis returning (the issue's bound).
     for (const ms of resumedIn) expect(ms, 'a worker resuming after the outage').to.be.below(1000);
     expect(codes, workers.map((w) => w.stderr).join('\n')).to.deep.equal(new Array(WORKERS).fill(0));

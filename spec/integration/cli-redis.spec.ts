@@ -39,9 +39,17 @@ describe('the larq command over a Unix socket and over TLS', function () {
     await server.start();
   }
 
-  function larq(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function larq(
+    env: Record<string, string>,
+    ...args: string[]
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const file = join(dir, `${Math.random().toString(36).slice(2)}.env`);
-    writeFileSync(file, Object.entries({ APP_NAME: 'Shop', LARQ_LARAVEL: '12', ...env }).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Object.entries({ APP_NAME: 'Shop', LARQ_LARAVEL: '12', ...env })
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     return runLarq(cli.main, [...args, `--env=${file}`]);
   }
 
@@ -58,14 +66,76 @@ describe('the larq command over a Unix socket and over TLS', function () {
 
   it('speaks TLS with REDIS_SCHEME=tls, verifying the server against LARQ_REDIS_CA', async function () {
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=larq-test-ca');
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=larq-test-ca',
+    );
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=localhost',
+    );
     writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext.cnf');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.crt',
+      '-days',
+      '1',
+      '-extfile',
+      'ext.cnf',
+    );
     const port = await freePort();
     const ca = join(dir, 'ca.crt');
-    const tlsArgs = ['--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'server.crt'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no'];
-    const tlsClient = () => new Redis({ host: 'localhost', port, tls: { ca: readFileSync(ca) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const tlsArgs = [
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      join(dir, 'server.crt'),
+      '--tls-key-file',
+      join(dir, 'server.key'),
+      '--tls-ca-cert-file',
+      ca,
+      '--tls-auth-clients',
+      'no',
+    ];
+    const tlsClient = () =>
+      new Redis({
+        host: 'localhost',
+        port,
+        tls: { ca: readFileSync(ca) },
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
     await startServer(port, tlsArgs, { host: 'localhost', tls: { ca: readFileSync(ca) } });
     const queue = new RedisQueue({ connection: tlsClient(), prefix: 'shop_database_', laravel: 12 });
     await queue.push(ChainStep.make({ step: 1 }));

@@ -30,8 +30,22 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
   function envFile(vars: Record<string, string>): string {
     const file = join(dir, `${randomPrefix()}.env`);
     const sentinels = sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(',');
-    const all = { APP_NAME: 'Shop', LARQ_LARAVEL: '13', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array', LARQ_REDIS_SENTINELS: sentinels, LARQ_REDIS_SENTINEL_SERVICE: sentinel.name, REDIS_PREFIX: randomPrefix(), ...vars };
-    writeFileSync(file, Object.entries(all).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    const all = {
+      APP_NAME: 'Shop',
+      LARQ_LARAVEL: '13',
+      QUEUE_FAILED_DRIVER: 'null',
+      CACHE_STORE: 'array',
+      LARQ_REDIS_SENTINELS: sentinels,
+      LARQ_REDIS_SENTINEL_SERVICE: sentinel.name,
+      REDIS_PREFIX: randomPrefix(),
+      ...vars,
+    };
+    writeFileSync(
+      file,
+      Object.entries(all)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     return file;
   }
 
@@ -39,7 +53,12 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
   async function timed(args: string[]): Promise<{ ms: number; code: number | null; stdout: string; lines: string[] }> {
     const began = Date.now();
     const run = await runLarq(cli.main, args, { timeoutMs: 30000 });
-    return { ms: Date.now() - began, code: run.code, stdout: run.stdout, lines: run.stderr.split('\n').filter(Boolean) };
+    return {
+      ms: Date.now() - began,
+      code: run.code,
+      stdout: run.stdout,
+      lines: run.stderr.split('\n').filter(Boolean),
+    };
   }
 
   describe('TLS behind Sentinel', function () {
@@ -51,7 +70,11 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
         const run = await timed(['size', `--env=${envFile(vars)}`]);
         expect(run.code, run.lines.join('\n')).to.equal(1);
         expect(run.lines, run.lines.join('\n')).to.have.length(1);
-        expect(run.lines[0], run.lines.join('\n')).to.match(new RegExp(`^larq size: cannot reach Redis at sentinels 127\\.0\\.0\\.1:\\d+.*, primary "${sentinel.name}" \\(db 0\\) over TLS: (.*(SSL|socket disconnected|ECONNRESET)|connect ETIMEDOUT \\(no TLS handshake: does the server speak TLS\\?\\))$`));
+        expect(run.lines[0], run.lines.join('\n')).to.match(
+          new RegExp(
+            `^larq size: cannot reach Redis at sentinels 127\\.0\\.0\\.1:\\d+.*, primary "${sentinel.name}" \\(db 0\\) over TLS: (.*(SSL|socket disconnected|ECONNRESET)|connect ETIMEDOUT \\(no TLS handshake: does the server speak TLS\\?\\))$`,
+          ),
+        );
         expect(run.stdout).to.not.match(/redis:default/);
       });
     }
@@ -62,13 +85,17 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
       const run = await timed(['size', `--env=${envFile({ LARQ_REDIS_SENTINELS: sentinels })}`]);
       expect(run.code, run.lines.join('\n')).to.equal(1);
       expect(run.lines).to.have.length(1);
-      expect(run.lines[0], run.lines.join('\n')).to.match(/^larq size: LARQ_REDIS_SENTINELS: no sentinel of tls:\/\/127\.0\.0\.1:\d+ answered/);
+      expect(run.lines[0], run.lines.join('\n')).to.match(
+        /^larq size: LARQ_REDIS_SENTINELS: no sentinel of tls:\/\/127\.0\.0\.1:\d+ answered/,
+      );
     });
 
     it('refuses TLS files (LARQ_REDIS_CA) on a connection that is not TLS', async () => {
       const run = await timed(['size', `--env=${envFile({ LARQ_REDIS_CA: '/etc/ssl/certs/ca-certificates.crt' })}`]);
       expect(run.code, run.lines.join('\n')).to.equal(1);
-      expect(run.lines).to.deep.equal(['larq size: LARQ_REDIS_CA: is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port']);
+      expect(run.lines).to.deep.equal([
+        'larq size: LARQ_REDIS_CA: is set but no Redis connection is TLS: set REDIS_SCHEME=tls (or use a rediss:// URL), or name the sentinels as tls://host:port',
+      ]);
     });
   });
 
@@ -76,7 +103,9 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
     const run = await timed(['size', `--env=${envFile({ LARQ_REDIS_SENTINEL_SERVICE: 'nope' })}`]);
     expect(run.code, run.lines.join('\n')).to.equal(1);
     expect(run.lines).to.have.length(1);
-    expect(run.lines[0], run.lines.join('\n')).to.match(/^larq size: LARQ_REDIS_SENTINEL_SERVICE: the sentinels 127\.0\.0\.1:\d+,.* know no primary named "nope"/);
+    expect(run.lines[0], run.lines.join('\n')).to.match(
+      /^larq size: LARQ_REDIS_SENTINEL_SERVICE: the sentinels 127\.0\.0\.1:\d+,.* know no primary named "nope"/,
+    );
     expect(run.ms).to.be.below(10000);
   });
 
@@ -87,7 +116,11 @@ describe('the larq command behind Sentinel that cannot serve it', function () {
       const run = await timed([...args, `--env=${env}`]);
       expect(run.code, args[0]).to.equal(1);
       expect(run.lines, run.lines.join('\n')).to.have.length(1);
-      expect(run.lines[0], run.lines.join('\n')).to.match(new RegExp(`^larq ${args[0]}: LARQ_REDIS_SENTINELS: no sentinel of 127\\.0\\.0\\.1:${ports[0]},127\\.0\\.0\\.1:${ports[1]} answered$`));
+      expect(run.lines[0], run.lines.join('\n')).to.match(
+        new RegExp(
+          `^larq ${args[0]}: LARQ_REDIS_SENTINELS: no sentinel of 127\\.0\\.0\\.1:${ports[0]},127\\.0\\.0\\.1:${ports[1]} answered$`,
+        ),
+      );
       expect(run.ms).to.be.below(10000);
     }
   });

@@ -28,11 +28,23 @@ describe('larq work on a broken set-up', function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function work(env: Record<string, string>, args: string[] = [], app = mkdtempSync(join(dir, 'app-'))): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  async function work(
+    env: Record<string, string>,
+    args: string[] = [],
+    app = mkdtempSync(join(dir, 'app-')),
+  ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
     const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', ...env };
-    writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    writeFileSync(
+      join(app, '.env'),
+      Object.entries(lines)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     const started = Date.now();
-    const run = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], { cwd: app, timeoutMs: 20000 });
+    const run = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], {
+      cwd: app,
+      timeoutMs: 20000,
+    });
     return { ...run, ms: Date.now() - started };
   }
 
@@ -58,13 +70,24 @@ describe('larq work on a broken set-up', function () {
     const db = await sqliteWith({ cache: true });
     const run = await work({ DB_CONNECTION: 'sqlite', DB_DATABASE: db, CACHE_STORE: 'database' });
     expect(run.code, run.stderr).to.equal(1);
-    expect(run.stderr).to.match(/^larq work: QUEUE_FAILED_DRIVER=database-uuids: the failed-jobs table "failed_jobs" does not exist in sqlite .*make:queue-failed-table.*QUEUE_FAILED_DRIVER=null to record no failures\n$/);
+    expect(run.stderr).to.match(
+      /^larq work: QUEUE_FAILED_DRIVER=database-uuids: the failed-jobs table "failed_jobs" does not exist in sqlite .*make:queue-failed-table.*QUEUE_FAILED_DRIVER=null to record no failures\n$/,
+    );
   });
 
   it('stops when the database cannot be reached, naming the DB_ settings', async function () {
-    const run = await work({ DB_CONNECTION: 'mysql', DB_HOST: '127.0.0.1', DB_PORT: '1', DB_DATABASE: 'shop', DB_USERNAME: 'root', CACHE_STORE: 'array' });
+    const run = await work({
+      DB_CONNECTION: 'mysql',
+      DB_HOST: '127.0.0.1',
+      DB_PORT: '1',
+      DB_DATABASE: 'shop',
+      DB_USERNAME: 'root',
+      CACHE_STORE: 'array',
+    });
     expect(run.code, run.stderr).to.equal(1);
-    expect(run.stderr).to.match(/^larq work: QUEUE_FAILED_DRIVER=database-uuids: cannot use the database mysql root@127\.0\.0\.1:1\/shop: .*\(check DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD\)\n$/);
+    expect(run.stderr).to.match(
+      /^larq work: QUEUE_FAILED_DRIVER=database-uuids: cannot use the database mysql root@127\.0\.0\.1:1\/shop: .*\(check DB_CONNECTION, DB_HOST, DB_PORT, DB_DATABASE, DB_USERNAME, DB_PASSWORD\)\n$/,
+    );
   });
 
   it('stops on an unreachable Redis and on a bad APP_KEY, naming them', async function () {
@@ -88,7 +111,9 @@ describe('larq work on a broken set-up', function () {
       const down = await work(env, ['--stop-when-empty'], app);
       expect(down.code, down.stderr).to.equal(0);
       expect(down.stdout).not.to.include('RUNNING');
-      expect(down.stdout).to.match(/Maintenance \.+ paused while the app is down \(the file .*storage\/framework\/down\)/);
+      expect(down.stdout).to.match(
+        /Maintenance \.+ paused while the app is down \(the file .*storage\/framework\/down\)/,
+      );
       expect(await queue.size('default')).to.equal(1);
       const forced = await work(env, ['--stop-when-empty', '--force'], app);
       expect(forced.code, forced.stderr).to.equal(0);
@@ -104,15 +129,40 @@ describe('larq work on a broken set-up', function () {
     before(() => (heavy = compileCli(['spec/support/cli/heavyHandlers.ts'])));
     after(() => heavy?.remove());
 
-    async function run(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    async function run(
+      env: Record<string, string>,
+      args: string[],
+    ): Promise<{ code: number | null; stdout: string; stderr: string }> {
       const queue = new RedisQueue({ connection: { port }, prefix: 'shop_database_', laravel: 12 });
       await queue.clear('default');
       for (let step = 1; step <= 3; step++) await queue.push(ChainStep.make({ step }));
       await queue.close();
       const app = mkdtempSync(join(dir, 'app-'));
-      const lines = { APP_NAME: 'Shop', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), LARQ_LARAVEL: '12', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'array' };
-      writeFileSync(join(app, '.env'), Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-      return runLarq(heavy.main, ['work', `--handlers=${heavy.compiled('spec/support/cli/heavyHandlers.ts')}`, '--stop-when-empty', '--sleep=0', ...args], { cwd: app, env });
+      const lines = {
+        APP_NAME: 'Shop',
+        REDIS_HOST: '127.0.0.1',
+        REDIS_PORT: String(port),
+        LARQ_LARAVEL: '12',
+        QUEUE_FAILED_DRIVER: 'null',
+        CACHE_STORE: 'array',
+      };
+      writeFileSync(
+        join(app, '.env'),
+        Object.entries(lines)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n') + '\n',
+      );
+      return runLarq(
+        heavy.main,
+        [
+          'work',
+          `--handlers=${heavy.compiled('spec/support/cli/heavyHandlers.ts')}`,
+          '--stop-when-empty',
+          '--sleep=0',
+          ...args,
+        ],
+        { cwd: app, env },
+      );
     }
 
     it("does not count the memory held before the first job (a TypeScript loader's, the module's own)", async function () {
@@ -132,13 +182,18 @@ describe('larq work on a broken set-up', function () {
 
   it('says what is wrong with a handlers module: the package an ES module imports, or file:line of a syntax error', async function () {
     const app = mkdtempSync(join(dir, 'app-'));
-    writeFileSync(join(app, '.env'), `APP_NAME=Shop\nREDIS_HOST=127.0.0.1\nREDIS_PORT=${port}\nQUEUE_FAILED_DRIVER=null\nCACHE_STORE=array\n`);
+    writeFileSync(
+      join(app, '.env'),
+      `APP_NAME=Shop\nREDIS_HOST=127.0.0.1\nREDIS_PORT=${port}\nQUEUE_FAILED_DRIVER=null\nCACHE_STORE=array\n`,
+    );
     writeFileSync(join(app, 'imports.mjs'), "import 'larq-no-such-package';\nexport default {};\n");
     writeFileSync(join(app, 'broken.mjs'), 'export default {\n  a: 1\n  b: 2,\n};\n');
     const missing = await runLarq(cli.main, ['work', '--handlers=./imports.mjs'], { cwd: app });
     expect(missing.code).to.equal(1);
     expect(missing.stderr).not.to.include('no such module');
-    expect(missing.stderr).to.match(/loading --handlers=\.\/imports\.mjs failed: .*Cannot find package 'larq-no-such-package'/);
+    expect(missing.stderr).to.match(
+      /loading --handlers=\.\/imports\.mjs failed: .*Cannot find package 'larq-no-such-package'/,
+    );
     const broken = await runLarq(cli.main, ['work', '--handlers=./broken.mjs'], { cwd: app });
     expect(broken.code).to.equal(1);
     expect(broken.stderr).to.match(/loading --handlers=\.\/broken\.mjs failed: \/.*broken\.mjs:3: SyntaxError: /);

@@ -40,14 +40,34 @@ describe('larq work --metrics and --otel', function () {
     prefix = randomPrefix();
     const sqlite = join(dir, `${prefix}.sqlite`);
     env = join(dir, `${prefix}.env`);
-    writeFileSync(env, ['APP_NAME="My Shop"', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${sqlite}`, 'CACHE_STORE=array', ''].join('\n'));
+    writeFileSync(
+      env,
+      [
+        'APP_NAME="My Shop"',
+        'REDIS_HOST=127.0.0.1',
+        `REDIS_PORT=${port}`,
+        `REDIS_PREFIX=${prefix}`,
+        'DB_CONNECTION=sqlite',
+        `DB_DATABASE=${sqlite}`,
+        'CACHE_STORE=array',
+        '',
+      ].join('\n'),
+    );
     await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
   });
 
-  function start(args: string[], extraEnv: Record<string, string> = {}): { child: ChildProcess; out: () => string; done: Promise<number | null> } {
+  function start(
+    args: string[],
+    extraEnv: Record<string, string> = {},
+  ): { child: ChildProcess; out: () => string; done: Promise<number | null> } {
     const e: Record<string, string | undefined> = { ...process.env, ...extraEnv };
-    for (const name of Object.keys(e)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ|OTEL)_/.test(name) && !(name in extraEnv)) delete e[name];
-    const child = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.handlers}`, '--sleep=0.1', ...args], { cwd: ROOT, env: e });
+    for (const name of Object.keys(e))
+      if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ|OTEL)_/.test(name) && !(name in extraEnv)) delete e[name];
+    const child = spawn(
+      process.execPath,
+      [cli.main, 'work', `--env=${env}`, `--handlers=${cli.handlers}`, '--sleep=0.1', ...args],
+      { cwd: ROOT, env: e },
+    );
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -75,8 +95,14 @@ describe('larq work --metrics and --otel', function () {
     try {
       let text = '';
       await until(async () => {
-        text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => '');
-        return /larq_jobs_failed_total\{queue="default",job="App\\\\Jobs\\\\ChainStep"\} 1/.test(text) && /larq_jobs_processed_total\{[^}]*\} 3/.test(text);
+        text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
+        return (
+          /larq_jobs_failed_total\{queue="default",job="App\\\\Jobs\\\\ChainStep"\} 1/.test(text) &&
+          /larq_jobs_processed_total\{[^}]*\} 3/.test(text)
+        );
       }, '/metrics to count the four jobs');
       expect(text).to.match(/^larq_queue_pending_jobs\{queue="default"\} 0$/m);
       expect(text).to.match(/^larq_worker_slots 1$/m);
@@ -90,7 +116,9 @@ describe('larq work --metrics and --otel', function () {
   it('--metrics with a value that is no port exits 2 naming the flag', async function () {
     const run = start(['--metrics=metrics.example']);
     expect(await run.done).to.equal(2);
-    expect(run.out()).to.equal('larq work: --metrics must be PORT or HOST:PORT (e.g. 9464 or 127.0.0.1:9464), got "metrics.example"\n');
+    expect(run.out()).to.equal(
+      'larq work: --metrics must be PORT or HOST:PORT (e.g. 9464 or 127.0.0.1:9464), got "metrics.example"\n',
+    );
   });
 
   it('--otel exports each job as a process span over OTLP, continuing the payload trace', async function () {

@@ -39,7 +39,15 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
     writeFileSync(sqlite, '');
     await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
     await createCacheTables({ driver: 'sqlite', database: sqlite });
-    const lines = ['APP_NAME=Shop', `REDIS_HOST=127.0.0.1`, `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${sqlite}`, 'CACHE_STORE=database'];
+    const lines = [
+      'APP_NAME=Shop',
+      `REDIS_HOST=127.0.0.1`,
+      `REDIS_PORT=${port}`,
+      `REDIS_PREFIX=${prefix}`,
+      'DB_CONNECTION=sqlite',
+      `DB_DATABASE=${sqlite}`,
+      'CACHE_STORE=database',
+    ];
     writeFileSync(env, lines.join('\n') + '\n');
     queue = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
   });
@@ -53,24 +61,37 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
 
   it('pause stops workers taking jobs from one queue, resume lets them, with artisan 13s messages', async function () {
     await queue.push(ChainStep.make({ step: 1 }));
-    expect(await larq('pause', 'default')).to.deep.include({ code: 0, stdout: '\n   INFO  Job processing on queue [redis:default] has been paused.\n\n' });
+    expect(await larq('pause', 'default')).to.deep.include({
+      code: 0,
+      stdout: '\n   INFO  Job processing on queue [redis:default] has been paused.\n\n',
+    });
     const paused = await work();
     expect(paused.code, paused.stderr).to.equal(0);
     expect(paused.stdout).not.to.include('RUNNING');
     expect(await queue.size('default')).to.equal(1);
-    expect(await larq('resume', 'redis:default')).to.deep.include({ code: 0, stdout: '\n   INFO  Job processing on queue [redis:default] has been resumed.\n\n' });
+    expect(await larq('resume', 'redis:default')).to.deep.include({
+      code: 0,
+      stdout: '\n   INFO  Job processing on queue [redis:default] has been resumed.\n\n',
+    });
     expect((await work()).stdout).to.include('DONE');
     expect(await queue.size('default')).to.equal(0);
   });
 
   it('pause --all pauses every queue (13.25+), resume --all lifts it; a missing queue name is an error', async function () {
     await queue.push(ChainStep.make({ step: 1 }));
-    expect((await larq('pause', '--all')).stdout).to.equal('\n   INFO  Job processing on all queues across all connections has been paused.\n\n');
+    expect((await larq('pause', '--all')).stdout).to.equal(
+      '\n   INFO  Job processing on all queues across all connections has been paused.\n\n',
+    );
     expect((await work()).stdout).not.to.include('RUNNING');
     expect(await queue.size('default')).to.equal(1);
-    expect((await larq('resume', '--all')).stdout).to.equal('\n   INFO  Job processing on all queues across all connections has been resumed.\n\n');
+    expect((await larq('resume', '--all')).stdout).to.equal(
+      '\n   INFO  Job processing on all queues across all connections has been resumed.\n\n',
+    );
     expect((await work()).stdout).to.include('DONE');
-    expect(await larq('pause')).to.deep.include({ code: 1, stderr: '\n   ERROR  A queue name is required unless the --all option is used.\n\n' });
+    expect(await larq('pause')).to.deep.include({
+      code: 1,
+      stderr: '\n   ERROR  A queue name is required unless the --all option is used.\n\n',
+    });
     const old = await larq('pause', '--all', '--laravel=12');
     expect(old.code).to.equal(1);
     expect(old.stderr).to.match(/needs Laravel 13\.25 or later/);
@@ -78,7 +99,10 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
 
   it("retry-batch pushes a batch's failed jobs back and removes their failed records", async function () {
     const batches = new BatchRepository({ driver: 'sqlite', database: sqlite });
-    const store = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
+    const store = createFailedJobProvider({
+      driver: 'database-uuids',
+      database: { driver: 'sqlite', database: sqlite },
+    });
     try {
       await batches.createTable();
       const batch = await batches.store('nightly');
@@ -111,7 +135,10 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
       await batches.createTable();
       const t = batches.sql.quote('job_batches');
       const row = (id: string, created: number, finished: number | null, cancelled: number | null) =>
-        batches.sql.execute(`INSERT INTO ${t} (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids, options, created_at, finished_at, cancelled_at) VALUES (?, '', 0, 0, 0, '[]', 'a:0:{}', ?, ?, ?)`, [id, created, finished, cancelled]);
+        batches.sql.execute(
+          `INSERT INTO ${t} (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids, options, created_at, finished_at, cancelled_at) VALUES (?, '', 0, 0, 0, '[]', 'a:0:{}', ?, ?, ?)`,
+          [id, created, finished, cancelled],
+        );
       await row('old-finished', now - 50 * 3600, now - 48 * 3600, null);
       await row('new-finished', now - 2 * 3600, now - 3600, null);
       await row('old-unfinished', now - 50 * 3600, null, null);
@@ -119,7 +146,9 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
       const first = await larq('prune-batches');
       expect(first).to.deep.include({ code: 0, stdout: '\n   INFO  1 entries deleted.\n\n' });
       const second = await larq('prune-batches', '--hours=0', '--unfinished=24', '--cancelled=24');
-      expect(second.stdout).to.equal('\n   INFO  1 entries deleted.\n\n\n   INFO  2 unfinished entries deleted.\n\n\n   INFO  0 cancelled entries deleted.\n\n');
+      expect(second.stdout).to.equal(
+        '\n   INFO  1 entries deleted.\n\n\n   INFO  2 unfinished entries deleted.\n\n\n   INFO  0 cancelled entries deleted.\n\n',
+      );
       expect(await batches.sql.select(`SELECT id FROM ${t}`)).to.deep.equal([]);
     } finally {
       await batches.close();
@@ -129,7 +158,10 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
   describe("larq work's output, as queue:work 13 prints it", function () {
     function start(args: string[], extraEnv: Record<string, string> = {}) {
       // no colour settings of this process: the spec says when it wants them
-      const run = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--env=${env}`, ...args], { env: extraEnv, unset: ['NO_COLOR', 'FORCE_COLOR'] });
+      const run = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--env=${env}`, ...args], {
+        env: extraEnv,
+        unset: ['NO_COLOR', 'FORCE_COLOR'],
+      });
       return { child: run.child, run };
     }
     async function until(check: () => boolean, ms = 15000): Promise<void> {
@@ -156,17 +188,27 @@ describe('larq pause, resume, retry-batch and prune-batches', function () {
       }
     });
 
-    it('--json prints one object per job event with artisan\'s fields', async function () {
+    it("--json prints one object per job event with artisan's fields", async function () {
       await queue.push(ChainStep.make({ step: 1 }));
       await queue.push(ChainStep.make({ step: 13 })); // throws: failed for good under --tries=1
       const { run } = start(['--json', '--stop-when-empty', '--sleep=0']);
       expect(await run.done).to.equal(0);
-      const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.map((l) => l.status)).to.deep.equal(['starting', 'success', 'starting', 'failed']);
-      expect(lines[1]).to.include({ level: 'info', connection: 'redis', queue: 'default', job: 'App\\Jobs\\ChainStep', result: 'deleted', attempts: 1 });
+      expect(lines[1]).to.include({
+        level: 'info',
+        connection: 'redis',
+        queue: 'default',
+        job: 'App\\Jobs\\ChainStep',
+        result: 'deleted',
+        attempts: 1,
+      });
       expect(lines[1].duration).to.be.a('number');
       // a failed job was deleted by fail(), and artisan's match() asks isDeleted() first
-    expect(lines[3]).to.include({ level: 'warning', result: 'deleted', exception: 'Error', message: 'unlucky step' });
+      expect(lines[3]).to.include({ level: 'warning', result: 'deleted', exception: 'Error', message: 'unlucky step' });
       expect(lines[3].uuid).to.match(/^[0-9a-f-]{36}$/);
       expect(lines[0].timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
     });

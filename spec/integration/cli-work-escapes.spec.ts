@@ -12,7 +12,8 @@ import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 // A display name that, printed raw, ends the RUNNING line and writes a DONE line of its own.
-const FORGED = 'App\\Jobs\\Harmless\r\n  2026-01-01 00:00:00 App\\Jobs\\ChargeCard ........ 1.00ms DONE\x1b[2K\x07\u202e';
+const FORGED =
+  'App\\Jobs\\Harmless\r\n  2026-01-01 00:00:00 App\\Jobs\\ChargeCard ........ 1.00ms DONE\x1b[2K\x07\u202e';
 
 describe('larq work output of hostile payloads', function () {
   this.timeout(60000);
@@ -38,7 +39,14 @@ describe('larq work output of hostile payloads', function () {
   beforeEach(() => {
     prefix = randomPrefix();
     env = join(dir, `${prefix}.env`);
-    const lines = ['APP_NAME=Shop', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'QUEUE_FAILED_DRIVER=file', 'CACHE_STORE=redis'];
+    const lines = [
+      'APP_NAME=Shop',
+      'REDIS_HOST=127.0.0.1',
+      `REDIS_PORT=${port}`,
+      `REDIS_PREFIX=${prefix}`,
+      'QUEUE_FAILED_DRIVER=file',
+      'CACHE_STORE=redis',
+    ];
     writeFileSync(env, lines.join('\n') + '\n');
     queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
   });
@@ -52,7 +60,17 @@ describe('larq work output of hostile payloads', function () {
     await queue.pushRaw(JSON.stringify(payload));
   }
 
-  const work = (...args: string[]) => runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--app=${dir}`, `--env=${env}`, '--stop-when-empty', '--sleep=0', '--tries=1', ...args]);
+  const work = (...args: string[]) =>
+    runLarq(cli.main, [
+      'work',
+      `--handlers=${cli.handlers}`,
+      `--app=${dir}`,
+      `--env=${env}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--tries=1',
+      ...args,
+    ]);
 
   it('prints a forged display name escaped, on the one RUNNING and one DONE line of its job', async function () {
     await pushForged(1);
@@ -61,7 +79,11 @@ describe('larq work output of hostile payloads', function () {
     expect(run.stdout).not.to.match(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
     const lines = run.stdout.split('\n').filter((l) => l.includes('Harmless'));
     expect(lines).to.have.length(2);
-    expect(lines[0]).to.include('App\\Jobs\\Harmless\\r\\n  2026-01-01 00:00:00 App\\Jobs\\ChargeCard ........ 1.00ms DONE\\e[2K\\a\\u202e').and.match(/RUNNING$/);
+    expect(lines[0])
+      .to.include(
+        'App\\Jobs\\Harmless\\r\\n  2026-01-01 00:00:00 App\\Jobs\\ChargeCard ........ 1.00ms DONE\\e[2K\\a\\u202e',
+      )
+      .and.match(/RUNNING$/);
     expect(lines[1]).to.match(/DONE$/);
     expect(run.stdout.split('\n').filter((l) => /DONE$/.test(l))).to.have.length(1);
   });
@@ -74,7 +96,11 @@ describe('larq work output of hostile payloads', function () {
     await pushForged(1);
     const json = await work('--json');
     expect(json.stdout).not.to.match(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
-    const jobs = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { job?: string }).filter((l) => l.job !== undefined);
+    const jobs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { job?: string })
+      .filter((l) => l.job !== undefined);
     expect(jobs.map((l) => l.job)).to.deep.equal([FORGED, FORGED]);
   });
 });

@@ -32,12 +32,15 @@ let HANDLERS = '';
 function start(args: string[], extraEnv: Record<string, string> = {}): Larq {
   // The .env file decides: variables of the same names in this process would win over it, as in Laravel.
   const env: Record<string, string | undefined> = { ...process.env, ...extraEnv };
-  for (const name of Object.keys(env)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) && !(name in extraEnv)) delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) && !(name in extraEnv)) delete env[name];
   const child = spawn(process.execPath, [cli!.main, ...args], { cwd: ROOT, env });
   const run = { child, stdout: '', stderr: '' } as Larq;
   child.stdout!.on('data', (d) => (run.stdout += d));
   child.stderr!.on('data', (d) => (run.stderr += d));
-  run.done = new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout: run.stdout, stderr: run.stderr })));
+  run.done = new Promise((resolve) =>
+    child.on('exit', (code) => resolve({ code, stdout: run.stdout, stderr: run.stderr })),
+  );
   return run;
 }
 
@@ -107,37 +110,84 @@ describe('the larq command', function () {
 
   async function pushAs(laravel: 8 | 13, ...steps: number[]): Promise<void> {
     const q = new RedisQueue({ connection: { port }, prefix, laravel, encrypter: new Encrypter(APP_KEY) });
-    for (const step of steps) await q.push(step === 0 ? { command: SecretJob.make({ card: '4242' }), encrypt: true } : ChainStep.make({ step }));
+    for (const step of steps)
+      await q.push(
+        step === 0 ? { command: SecretJob.make({ card: '4242' }), encrypt: true } : ChainStep.make({ step }),
+      );
     await q.close();
   }
 
   it('--help lists the commands, and larq work --help its flags', async function () {
     const top = await larq('--help');
     expect(top.code).to.equal(0);
-    for (const c of ['work', 'size', 'monitor', 'clear', 'failed', 'retry', 'forget', 'flush', 'prune-failed', 'restart']) expect(top.stdout).to.include(`\n  ${c} `);
+    for (const c of [
+      'work',
+      'size',
+      'monitor',
+      'clear',
+      'failed',
+      'retry',
+      'forget',
+      'flush',
+      'prune-failed',
+      'restart',
+    ])
+      expect(top.stdout).to.include(`\n  ${c} `);
     const work = await larq('work', '--help');
     expect(work.code).to.equal(0);
-    const flags = ['--handlers', '--queue', '--tries', '--backoff', '--timeout', '--sleep', '--rest', '--memory', '--max-jobs', '--max-time', '--stop-when-empty', '--once', '--force', '--concurrency', '--env', '--app'];
+    const flags = [
+      '--handlers',
+      '--queue',
+      '--tries',
+      '--backoff',
+      '--timeout',
+      '--sleep',
+      '--rest',
+      '--memory',
+      '--max-jobs',
+      '--max-time',
+      '--stop-when-empty',
+      '--once',
+      '--force',
+      '--concurrency',
+      '--env',
+      '--app',
+    ];
     for (const flag of flags) expect(work.stdout).to.include(`  ${flag}`);
     expect(work.stdout).to.include('ts-node/register');
   });
 
   it('a wrong flag, value or command exits 2 with one line naming it', async function () {
-    expect(await larq('work', '--tires=3', `--env=${env}`)).to.deep.include({ code: 2, stderr: 'larq work: unknown option --tires; did you mean --tries? (see larq work --help)\n' });
-    expect(await larq('work', '--handlers=x', '--timeout=soon')).to.deep.include({ code: 2, stderr: 'larq work: --timeout must be a whole number >= 0, got "soon"\n' });
-    expect(await larq('frobnicate')).to.deep.include({ code: 2, stderr: 'larq: unknown command "frobnicate" (larq --help lists the commands)\n' });
+    expect(await larq('work', '--tires=3', `--env=${env}`)).to.deep.include({
+      code: 2,
+      stderr: 'larq work: unknown option --tires; did you mean --tries? (see larq work --help)\n',
+    });
+    expect(await larq('work', '--handlers=x', '--timeout=soon')).to.deep.include({
+      code: 2,
+      stderr: 'larq work: --timeout must be a whole number >= 0, got "soon"\n',
+    });
+    expect(await larq('frobnicate')).to.deep.include({
+      code: 2,
+      stderr: 'larq: unknown command "frobnicate" (larq --help lists the commands)\n',
+    });
   });
 
   it('work runs the jobs and fails the failing one into failed_jobs; failed, retry, size, monitor and clear manage them', async function () {
     await push(1, 0, 2, 13);
-    const run = await start(['work', `--env=${env}`, HANDLERS, '--stop-when-empty', '--sleep=0'], { LARQ_SPEC_OUT: out }).done;
+    const run = await start(['work', `--env=${env}`, HANDLERS, '--stop-when-empty', '--sleep=0'], {
+      LARQ_SPEC_OUT: out,
+    }).done;
     expect(run.code, run.stderr).to.equal(0);
-    expect(run.stdout.match(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d App\\Jobs\\ChainStep \.+ [\d.]+m?s DONE$/gm)).to.have.length(2);
+    expect(
+      run.stdout.match(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d App\\Jobs\\ChainStep \.+ [\d.]+m?s DONE$/gm),
+    ).to.have.length(2);
     expect(run.stdout.match(/App\\Jobs\\SecretJob \.+ [\d.]+m?s DONE/g)).to.have.length(1);
     expect(run.stdout.match(/App\\Jobs\\ChainStep \.+ [\d.]+m?s FAIL/g)).to.have.length(1);
     expect(run.stdout).to.include('Worker stopped: empty (status 0)');
     // the failure's fate, reason and uuid on stderr, for larq failed / larq retry
-    expect(run.stderr).to.match(/^larq work: App\\Jobs\\ChainStep \[[0-9a-f-]{36}\] \(attempt 1\) failed for good \(Error\): unlucky step\n$/);
+    expect(run.stderr).to.match(
+      /^larq work: App\\Jobs\\ChainStep \[[0-9a-f-]{36}\] \(attempt 1\) failed for good \(Error\): unlucky step\n$/,
+    );
     expect(readFileSync(out, 'utf8')).to.equal('4242\n');
 
     const failed = await larq('failed', `--env=${env}`);
@@ -159,14 +209,18 @@ describe('the larq command', function () {
     expect(monitor.code).to.equal(1);
     expect(monitor.stdout).to.match(/^Queue +Size +Pending +Delayed +Reserved +Oldest pending +Status$/m);
     // the oldest pending job's age, from its 12.11+ createdAt, as queue:monitor shows it
-    expect(monitor.stdout).to.match(/^redis:default +1 +1 +0 +0 +\d+ seconds? ago +ALERT$/m).and.match(/^redis:emails +0 +0 +0 +0 +N\/A +OK$/m);
+    expect(monitor.stdout)
+      .to.match(/^redis:default +1 +1 +0 +0 +\d+ seconds? ago +ALERT$/m)
+      .and.match(/^redis:emails +0 +0 +0 +0 +N\/A +OK$/m);
     const json = JSON.parse((await larq('monitor', '--json', `--env=${env}`)).stdout) as { oldest_pending: number }[];
     expect(json[0].oldest_pending).to.be.closeTo(Date.now() / 1000, 60);
 
     const refused = await larq('clear', `--env=${env}`); // stdin is a pipe: no one to confirm
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include('without --force');
-    expect((await larq('clear', '--force', `--env=${env}`)).stdout.trim()).to.equal('Cleared 1 jobs from the [default] queue');
+    expect((await larq('clear', '--force', `--env=${env}`)).stdout.trim()).to.equal(
+      'Cleared 1 jobs from the [default] queue',
+    );
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 
@@ -187,7 +241,9 @@ describe('the larq command', function () {
     worker.child.kill('SIGTERM');
     const exit = await worker.done;
     expect(exit.code).to.equal(0);
-    expect(exit.stdout).to.match(/ChainStep \.+ [\d.]+m?s DONE/).and.include('Worker stopped: interrupted (status 0)');
+    expect(exit.stdout)
+      .to.match(/ChainStep \.+ [\d.]+m?s DONE/)
+      .and.include('Worker stopped: interrupted (status 0)');
   });
 
   // Laravel 13's skeleton reads CACHE_STORE and keys the cache slug(APP_NAME)-cache-; Laravel 8's reads CACHE_DRIVER

@@ -44,7 +44,7 @@ interface WorkerProcess {
   ready: Promise<void>;
 }
 
-describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary killed mid-run', function () {
+describe("failover run: 10,000 jobs, 2 worker processes, the queue's primary killed mid-run", function () {
   this.timeout(120000);
   let cluster: LocalCluster;
   let cli: CompiledCli;
@@ -68,7 +68,9 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
     // Two queues on different primaries; the first one's primary has a replica to promote.
     const first = 'orders';
     let second = '';
-    for (let i = 0; !second; i++) if ((await cluster.primaryPortOf(key(`mail${i}`))) !== (await cluster.primaryPortOf(key(first)))) second = `mail${i}`;
+    for (let i = 0; !second; i++)
+      if ((await cluster.primaryPortOf(key(`mail${i}`))) !== (await cluster.primaryPortOf(key(first))))
+        second = `mail${i}`;
 
     const env = join(dir, `${prefix}.env`);
     const record = join(dir, `${prefix}.record`);
@@ -86,14 +88,32 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
       ].join('\n'),
     );
     const baseEnv: Record<string, string | undefined> = { ...process.env, LARQ_CHAOS_RECORD: record };
-    for (const name of Object.keys(baseEnv)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ_LARAVEL|LARQ_REDIS)/.test(name)) delete baseEnv[name];
+    for (const name of Object.keys(baseEnv))
+      if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ_LARAVEL|LARQ_REDIS)/.test(name)) delete baseEnv[name];
     const workers: WorkerProcess[] = [undefined, '1'].map((blockFor) => {
       const proc = spawn(
         process.execPath,
-        [cli.main, 'work', `--env=${env}`, `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`, `--queue=${first},${second}`, '--concurrency=10', '--tries=0', '--sleep=0.1', '--memory=0'],
+        [
+          cli.main,
+          'work',
+          `--env=${env}`,
+          `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`,
+          `--queue=${first},${second}`,
+          '--concurrency=10',
+          '--tries=0',
+          '--sleep=0.1',
+          '--memory=0',
+        ],
         { cwd: ROOT, env: blockFor === undefined ? baseEnv : { ...baseEnv, REDIS_QUEUE_BLOCK_FOR: blockFor } },
       );
-      const worker: WorkerProcess = { proc, stderr: '', stdout: '', exitedAt: 0, ready: Promise.resolve(), exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
+      const worker: WorkerProcess = {
+        proc,
+        stderr: '',
+        stdout: '',
+        exitedAt: 0,
+        ready: Promise.resolve(),
+        exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+      };
       void worker.exited.then(() => (worker.exitedAt = Date.now()));
       proc.stderr!.on('data', (d) => (worker.stderr += d));
       // Its stdout: the banner says it is working; the last lines say why it stopped.
@@ -110,7 +130,13 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
     // ran (Redis redirected it, or it was never written) and is pushed again; an unconfirmed one (its
     // primary died before the reply) is pushed again too, as a caller wanting each job at least once would:
     // its first copy must then never run, or the job runs twice.
-    const producer = new RedisQueue({ connection: cluster.client(), prefix, laravel: 13, cluster: true, retryAfter: RETRY_AFTER });
+    const producer = new RedisQueue({
+      connection: cluster.client(),
+      prefix,
+      laravel: 13,
+      cluster: true,
+      retryAfter: RETRY_AFTER,
+    });
     const confirmedAt = new Map<number, number>();
     const unconfirmed = new Set<number>();
     let refusals = 0;
@@ -135,7 +161,11 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
       failoverMs = (await cluster.killPrimaryOf(key(first))).failoverMs;
     };
     // The kill is to hit workers at work: both are started first.
-    await Promise.race([Promise.all(workers.map((w) => w.ready)), Promise.all(workers.map((w) => w.exited)).then(() => undefined), sleep(60000)]);
+    await Promise.race([
+      Promise.all(workers.map((w) => w.ready)),
+      Promise.all(workers.map((w) => w.exited)).then(() => undefined),
+      sleep(60000),
+    ]);
     const started = Date.now();
     while (todo.length > 0) {
       const round = todo.splice(0, PUSHES_AT_ONCE);
@@ -161,7 +191,11 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
     const admin = cluster.client();
     const inRedis = async () => {
       let n = 0;
-      for (const q of [first, second]) n += (await admin.llen(key(q))) + (await admin.zcard(key(q, ':delayed'))) + (await admin.zcard(key(q, ':reserved')));
+      for (const q of [first, second])
+        n +=
+          (await admin.llen(key(q))) +
+          (await admin.zcard(key(q, ':delayed'))) +
+          (await admin.zcard(key(q, ':reserved')));
       return n;
     };
     const lines = () => readFileSync(record, 'utf8').split('\n').filter(Boolean);
@@ -176,7 +210,14 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
     for (const w of workers) w.proc.kill('SIGTERM');
     const codes = await Promise.all(workers.map((w) => w.exited));
     const left = await inRedis();
-    const crossSlot = await Promise.all(cluster.alivePorts.map(async (port) => /errorstat_CROSSSLOT:count=(\d+)/.exec(String(await cluster.node(port).command(['INFO', 'errorstats'])))?.[1] ?? '0'));
+    const crossSlot = await Promise.all(
+      cluster.alivePorts.map(
+        async (port) =>
+          /errorstat_CROSSSLOT:count=(\d+)/.exec(
+            String(await cluster.node(port).command(['INFO', 'errorstats'])),
+          )?.[1] ?? '0',
+      ),
+    );
     await producer.close();
 
     // The accounts.
@@ -196,14 +237,25 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
     // acknowledgement to be sure to reach the primary before it held writes. That ZREM died with the
     // primary; the reservation expired retry_after later on the promoted replica and the job ran again.
     const inFlightAtFailover = (step: number, s: { pid: number; attempt: number; t: number }[]) =>
-      s[0].t < killedAt && (ends.get(`${step} ${s[0].pid} ${s[0].attempt}`) ?? Infinity) >= pausedAt - ACK_WINDOW_MS && s[1].t >= killedAt;
+      s[0].t < killedAt &&
+      (ends.get(`${step} ${s[0].pid} ${s[0].attempt}`) ?? Infinity) >= pausedAt - ACK_WINDOW_MS &&
+      s[1].t >= killedAt;
     const unexplained = twice.filter(([n, s]) => !inFlightAtFailover(n, s));
     const unconfirmedRanTwice = [...unconfirmed].filter((n) => (starts.get(n)?.length ?? 0) > 1);
-    const firstPushAfterKill = Math.min(...[...confirmedAt].filter(([n, t]) => t > killedAt && queueOf(n, first, second) === first).map(([, t]) => t)) - killedAt;
+    const firstPushAfterKill =
+      Math.min(
+        ...[...confirmedAt].filter(([n, t]) => t > killedAt && queueOf(n, first, second) === first).map(([, t]) => t),
+      ) - killedAt;
     // How soon after the kill each worker started a job of the first queue again, once the replica was
     // promoted (the jobs it had reserved before the kill started within milliseconds of their pop).
     const resumedIn = workers.map((w) => {
-      const after = events.filter((e) => e.event === 'start' && e.pid === w.proc.pid && queueOf(e.step, first, second) === first && e.t >= killedAt + failoverMs);
+      const after = events.filter(
+        (e) =>
+          e.event === 'start' &&
+          e.pid === w.proc.pid &&
+          queueOf(e.step, first, second) === first &&
+          e.t >= killedAt + failoverMs,
+      );
       return after.length === 0 ? null : Math.min(...after.map((e) => e.t)) - killedAt;
     });
     console.log(
@@ -212,12 +264,23 @@ describe('failover run: 10,000 jobs, 2 worker processes, the queue\'s primary ki
         `      ran once: ${[...starts].filter(([, s]) => s.length === 1).length}; ran twice: ${twice.length} (reservation in flight at the failover: ${twice.length - unexplained.length}, unexplained: ${unexplained.length}); never ran: ${neverRan.length}; left in Redis: ${left}\n` +
         `      workers (polling, blocking) started a job of that queue again ${resumedIn.map((ms) => (ms === null ? 'never' : `${ms} ms`)).join(' and ')} after the kill; CROSSSLOT errors per node: ${crossSlot.join(',')}; exit codes ${codes.join(',')}`,
     );
-    const stderr = workers.map((w, i) => `worker ${i} (pid ${w.proc.pid}, ${events.filter((e) => e.event === 'start' && e.pid === w.proc.pid).length} runs, exited ${w.exitedAt - killedAt} ms after the kill):\n${w.stderr}\n${w.stdout}`).join('\n');
-    expect(aliveBeforeStop, `a worker exited by itself (exit codes ${codes.join(',')}): ${stderr}`).to.deep.equal([true, true]);
+    const stderr = workers
+      .map(
+        (w, i) =>
+          `worker ${i} (pid ${w.proc.pid}, ${events.filter((e) => e.event === 'start' && e.pid === w.proc.pid).length} runs, exited ${w.exitedAt - killedAt} ms after the kill):\n${w.stderr}\n${w.stdout}`,
+      )
+      .join('\n');
+    expect(aliveBeforeStop, `a worker exited by itself (exit codes ${codes.join(',')}): ${stderr}`).to.deep.equal([
+      true,
+      true,
+    ]);
     expect(neverRan.slice(0, 10), `${neverRan.length} jobs never ran`).to.deep.equal([]);
     expect(left, 'jobs left in Redis').to.equal(0);
     expect(unconfirmedRanTwice, 'unconfirmed pushes whose first copy ran as well').to.deep.equal([]);
-    expect(unexplained.slice(0, 10).map(([n, s]) => `${n}: ${JSON.stringify(s)}`), `${unexplained.length} jobs ran twice without a reservation in flight at the failover`).to.deep.equal([]);
+    expect(
+      unexplained.slice(0, 10).map(([n, s]) => `${n}: ${JSON.stringify(s)}`),
+      `${unexplained.length} jobs ran twice without a reservation in flight at the failover`,
+    ).to.deep.equal([]);
     for (const ms of resumedIn) expect(ms, 'a worker resuming on the failed-over queue').to.not.equal(null);
     expect(crossSlot, 'CROSSSLOT errors').to.deep.equal(cluster.alivePorts.map(() => '0'));
     // Nor did ioredis refuse a command or pipeline for spanning slots before sending it.

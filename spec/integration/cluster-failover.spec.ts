@@ -21,7 +21,16 @@ import { ChainStep } from '../support/phpJobs';
 import { randomPrefix } from '../support/redis';
 import { waitFor } from '../support/redisProcess';
 
-const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'failover-job', data: { n }, id: `id${n}`, attempts: 0, maxTries: null });
+const job = (n: number) =>
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'failover-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+    maxTries: null,
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('larq on a Redis Cluster through failovers and slot moves', function () {
@@ -61,7 +70,9 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
   }
 
   // The primaries serving `slot` now and another one: where a move takes it from and to.
-  async function slotMove(slot: number): Promise<{ from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] }> {
+  async function slotMove(
+    slot: number,
+  ): Promise<{ from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] }> {
     const primaries = (await cluster.view()).filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0);
     const from = primaries.find((n) => n.slots.some(([a, b]) => slot >= a && slot <= b))!;
     const to = primaries.find((n) => n !== from)!;
@@ -78,11 +89,17 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
   }
 
   // Ends the move: every primary gives `slot` to its new owner (first that one, so its epoch wins).
-  async function finishSlotMove(slot: number, move: { from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] }) {
-    for (const node of [move.to, move.from, ...move.others]) await cluster.node(node.port).command(['CLUSTER', 'SETSLOT', slot, 'NODE', move.to.id]);
+  async function finishSlotMove(
+    slot: number,
+    move: { from: ClusterNodeView; to: ClusterNodeView; others: ClusterNodeView[] },
+  ) {
+    for (const node of [move.to, move.from, ...move.others])
+      await cluster.node(node.port).command(['CLUSTER', 'SETSLOT', slot, 'NODE', move.to.id]);
     await waitFor(`every node to see slot ${slot} on port ${move.to.port}`, 10000, async () => {
       for (const port of cluster.alivePorts) {
-        const owner = (await cluster.view(port)).find((n) => n.role === 'master' && n.slots.some(([a, b]) => slot >= a && slot <= b));
+        const owner = (await cluster.view(port)).find(
+          (n) => n.role === 'master' && n.slots.some(([a, b]) => slot >= a && slot <= b),
+        );
         if (owner?.port !== move.to.port) return undefined;
       }
       return true;
@@ -120,10 +137,15 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
 
       const failover = await cluster.killPrimaryOf(key(queue));
       await producer.pushRaw(job(2), queue);
-      await waitFor(`job 2 to run after the failover (worker stopped: ${JSON.stringify(stopped)}, errors: ${errors.map((e) => e.message).join('; ')})`, 20000, async () =>
-        ran.includes(2) || stopped !== undefined ? true : undefined,
+      await waitFor(
+        `job 2 to run after the failover (worker stopped: ${JSON.stringify(stopped)}, errors: ${errors.map((e) => e.message).join('; ')})`,
+        20000,
+        async () => (ran.includes(2) || stopped !== undefined ? true : undefined),
       );
-      expect(stopped, `the worker stopped by itself (${JSON.stringify(stopped)}); errors: ${errors.map((e) => e.message).join('; ')}`).to.equal(undefined);
+      expect(
+        stopped,
+        `the worker stopped by itself (${JSON.stringify(stopped)}); errors: ${errors.map((e) => e.message).join('; ')}`,
+      ).to.equal(undefined);
       expect(ran).to.deep.equal([1, 2]);
       worker.stop();
       expect((await done).reason).to.equal('interrupted');
@@ -132,7 +154,7 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     });
   }
 
-  it('follows MOVED in popMany when the queue\'s slot moved to another primary, and gets the job', async () => {
+  it("follows MOVED in popMany when the queue's slot moved to another primary, and gets the job", async () => {
     const queue = 'moved';
     const q = open({}, staleClient());
     const errors: Error[] = [];
@@ -151,7 +173,7 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     expect(await q.size(queue)).to.equal(0);
   });
 
-  it('follows ASK in popMany while the queue\'s slot is being moved, and gets the job once the move ends', async () => {
+  it("follows ASK in popMany while the queue's slot is being moved, and gets the job once the move ends", async () => {
     const queue = 'asked';
     const q = open({}, staleClient());
     const errors: Error[] = [];
@@ -201,14 +223,29 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
     const dir = mkdtempSync(join(tmpdir(), 'larq-failover-cli-'));
     try {
       const env = join(dir, '.env');
-      writeFileSync(env, [`LARQ_REDIS_CLUSTER=${cluster.ports.map((p) => `127.0.0.1:${p}`).join(',')}`, 'LARQ_LARAVEL=13', `REDIS_PREFIX=${prefix}`, 'QUEUE_FAILED_DRIVER=null', 'CACHE_STORE=array', ''].join('\n'));
+      writeFileSync(
+        env,
+        [
+          `LARQ_REDIS_CLUSTER=${cluster.ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+          'LARQ_LARAVEL=13',
+          `REDIS_PREFIX=${prefix}`,
+          'QUEUE_FAILED_DRIVER=null',
+          'CACHE_STORE=array',
+          '',
+        ].join('\n'),
+      );
       const failingOver = cluster.killPrimaryOf(key(queue));
       // The nodes have noticed: the cluster is down until the replica is promoted.
       await waitFor('a node to report cluster_state:fail', 10000, async () => {
-        for (const port of cluster.alivePorts) if (String(await cluster.node(port).command(['CLUSTER', 'INFO'])).includes('cluster_state:fail')) return true;
+        for (const port of cluster.alivePorts)
+          if (String(await cluster.node(port).command(['CLUSTER', 'INFO'])).includes('cluster_state:fail')) return true;
         return undefined;
       });
-      const work = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--queue=${queue}`, '--max-jobs=2', '--sleep=0.1', `--env=${env}`], { timeoutMs: 60000 });
+      const work = await runLarq(
+        cli.main,
+        ['work', `--handlers=${cli.handlers}`, `--queue=${queue}`, '--max-jobs=2', '--sleep=0.1', `--env=${env}`],
+        { timeoutMs: 60000 },
+      );
       const failover = await failingOver;
       expect(work.code, `stdout: ${work.stdout}\nstderr: ${work.stderr}`).to.equal(0);
       expect(work.stdout.match(/ DONE$/gm) ?? [], work.stdout).to.have.length(2);
@@ -227,7 +264,10 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
       const relay = await replyDroppingRelay(primary);
       try {
         // The client reaches the primary only through the relay; its other nodes directly.
-        const q = open({}, cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }));
+        const q = open(
+          {},
+          cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }),
+        );
         // A push first, so the primary holds the script (a NOSCRIPT reply would be dropped too).
         await q.pushRaw(job(0), queue);
         expect(await q.clear(queue)).to.equal(1);
@@ -237,12 +277,16 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
           (e: Error) => e,
         );
         // Redis ran it and its replica has it: only the reply is missing when the primary dies.
-        await waitFor('the push to run on the primary', 5000, async () => (Number(await cluster.node(primary).command(['LLEN', key(queue)])) === 1 ? true : undefined));
+        await waitFor('the push to run on the primary', 5000, async () =>
+          Number(await cluster.node(primary).command(['LLEN', key(queue)])) === 1 ? true : undefined,
+        );
         expect(await cluster.node(primary).command(['WAIT', 1, 5000])).to.equal(1);
         const failover = await cluster.killPrimaryOf(key(queue));
         const error = await pushing;
         expect(error).to.be.instanceOf(UnconfirmedWriteError);
-        expect(error!.message).to.include(`the push to ${key(queue)}`).and.include('it may or may not have run, and it was not sent again');
+        expect(error!.message)
+          .to.include(`the push to ${key(queue)}`)
+          .and.include('it may or may not have run, and it was not sent again');
         await sleep(1000); // a replay would have gone out by now (ioredis retries a failover after 100 ms)
         const promoted = cluster.node(failover.promotedPort);
         expect(await promoted.command(['LRANGE', key(queue), 0, -1])).to.deep.equal([job(5)]);
@@ -258,7 +302,10 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
       const primary = await cluster.primaryPortOf(key(queue));
       const relay = await replyDroppingRelay(primary);
       try {
-        const q = open({}, cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }));
+        const q = open(
+          {},
+          cluster.client({ natMap: { [`127.0.0.1:${primary}`]: { host: '127.0.0.1', port: relay.port } } }),
+        );
         await q.pushRaw(job(7), queue);
         await q.pushRaw(job(8), queue);
         // One pop first, so the primary holds the scripts (a NOSCRIPT reply would be dropped too); job 7
@@ -267,17 +314,23 @@ describe('larq on a Redis Cluster through failovers and slot moves', function ()
         await q.deleteAndRelease(queue, seven, 0);
         relay.dropReplies = true;
         const errors: Error[] = [];
-        const popping = q.popMany(queue, 0, 1, (e) => errors.push(e)).then(
-          () => null,
-          (e: Error) => e,
+        const popping = q
+          .popMany(queue, 0, 1, (e) => errors.push(e))
+          .then(
+            () => null,
+            (e: Error) => e,
+          );
+        await waitFor('the pop to run on the primary', 5000, async () =>
+          Number(await cluster.node(primary).command(['ZCARD', key(queue, ':reserved')])) === 1 ? true : undefined,
         );
-        await waitFor('the pop to run on the primary', 5000, async () => (Number(await cluster.node(primary).command(['ZCARD', key(queue, ':reserved')])) === 1 ? true : undefined));
         expect(await cluster.node(primary).command(['WAIT', 1, 5000])).to.equal(1);
         const failover = await cluster.killPrimaryOf(key(queue));
         // popMany throws the first error of its batch (a migration's, which ioredis retried) and hands
         // the others to onError: the pop's is among them.
         const all = [await popping, ...errors];
-        expect(all.filter((e) => e instanceof UnconfirmedWriteError).map((e) => e!.message)).to.have.length(1).and.satisfy((m: string[]) => m[0].includes(`the pop from ${key(queue)}`));
+        expect(all.filter((e) => e instanceof UnconfirmedWriteError).map((e) => e!.message))
+          .to.have.length(1)
+          .and.satisfy((m: string[]) => m[0].includes(`the pop from ${key(queue)}`));
         await sleep(1000);
         // One reservation (it comes back after retry_after, as a crashed worker's does), one job waiting.
         const promoted = cluster.node(failover.promotedPort);

@@ -58,7 +58,9 @@ describe('local Redis Cluster (test harness)', function () {
     expect(await client.get(key)).to.equal('before');
     await client.set(key, 'after');
     expect(await cluster.node(failover.promotedPort).command(['GET', key])).to.equal('after');
-    console.log(`      cluster start-up ${cluster.startMs} ms, failover of slot ${failover.slot} ${failover.failoverMs} ms`);
+    console.log(
+      `      cluster start-up ${cluster.startMs} ms, failover of slot ${failover.slot} ${failover.failoverMs} ms`,
+    );
   });
 
   it('takes a killed primary back as a replica of the promoted one', async () => {

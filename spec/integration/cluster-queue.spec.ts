@@ -13,7 +13,16 @@ import { randomPrefix } from '../support/redis';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'cluster-job', data: { n }, id: `id${n}`, attempts: 0, maxTries: null, ...extra });
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'cluster-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+    maxTries: null,
+    ...extra,
+  });
 
 describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function () {
   this.timeout(90000);
@@ -35,15 +44,24 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
   });
 
   function open(options: RedisQueueOptions = {}): RedisQueue {
-    const q = new RedisQueue({ connection: cluster.client(), prefix, clock, retryAfter: 90, laravel: 13, cluster: true, ...options });
+    const q = new RedisQueue({
+      connection: cluster.client(),
+      prefix,
+      clock,
+      retryAfter: 90,
+      laravel: 13,
+      cluster: true,
+      ...options,
+    });
     opened.push(q);
     return q;
   }
   const key = (queue: string, suffix = '') => `${prefix}queues:{${queue}}${suffix}`;
 
-  it('keeps every key of a queue on the queue name\'s slot', async () => {
+  it("keeps every key of a queue on the queue name's slot", async () => {
     const slot = await cluster.slotOf(key('default'));
-    for (const suffix of [':delayed', ':reserved', ':notify', ':larq:invalid', ':larq:failed']) expect(await cluster.slotOf(key('default', suffix))).to.equal(slot);
+    for (const suffix of [':delayed', ':reserved', ':notify', ':larq:invalid', ':larq:failed'])
+      expect(await cluster.slotOf(key('default', suffix))).to.equal(slot);
   });
 
   it('pushes, pops and deletes a job', async () => {
@@ -95,7 +113,9 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
     await q.pushRaw(job(2));
     await q.laterRaw(60, job(3));
     await q.pop();
-    expect([await q.pendingSize(), await q.delayedSize(), await q.reservedSize(), await q.size()]).to.deep.equal([1, 1, 1, 3]);
+    expect([await q.pendingSize(), await q.delayedSize(), await q.reservedSize(), await q.size()]).to.deep.equal([
+      1, 1, 1, 3,
+    ]);
     expect(await q.clear()).to.equal(3);
     expect(await q.size()).to.equal(0);
   });
@@ -124,7 +144,10 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
 
   it('runs a worker over two queues that live on different slots', async () => {
     const q = open({ clock: undefined });
-    expect(await cluster.primaryPortOf(key('high'))).to.not.equal(await cluster.primaryPortOf(key('low')), 'queue names on different primaries');
+    expect(await cluster.primaryPortOf(key('high'))).to.not.equal(
+      await cluster.primaryPortOf(key('low')),
+      'queue names on different primaries',
+    );
     await q.pushRaw(job(1), 'low');
     await q.pushRaw(job(2), 'high');
     await q.pushRaw(job(3), 'low');
@@ -135,7 +158,11 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
     });
     const worker = createWorker(q, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 });
     expect(await worker.daemon('high,low')).to.deep.equal({ status: 0, reason: 'empty' });
-    expect(ran).to.deep.equal([['high', 2], ['low', 1], ['low', 3]]);
+    expect(ran).to.deep.equal([
+      ['high', 2],
+      ['low', 1],
+      ['low', 3],
+    ]);
     expect(await q.size('high')).to.equal(0);
     expect(await q.size('low')).to.equal(0);
   });
@@ -151,7 +178,10 @@ describe('RedisQueue on a Redis Cluster (laravel 13, cluster: true)', function (
     });
     const worker = createWorker(q, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 });
     expect(await worker.daemon('high,low')).to.deep.equal({ status: 0, reason: 'empty' });
-    expect(ran).to.deep.equal([['high', 2], ['low', 1]]);
+    expect(ran).to.deep.equal([
+      ['high', 2],
+      ['low', 1],
+    ]);
     expect(await q.size('high')).to.equal(0);
     expect(await q.size('low')).to.equal(0);
   });

@@ -47,7 +47,12 @@ describe('CommandBatch (integration)', function () {
     write.add((t) => t.llen(k));
     const replies = await write.send();
     expect(writes()).to.equal(1);
-    expect(replies.map(([error]) => error?.message ?? null)).to.deep.equal([null, 'WRONGTYPE Operation against a key holding the wrong kind of value', null, null]);
+    expect(replies.map(([error]) => error?.message ?? null)).to.deep.equal([
+      null,
+      'WRONGTYPE Operation against a key holding the wrong kind of value',
+      null,
+      null,
+    ]);
     expect(replies.map(([, result]) => result)).to.deep.equal([2, undefined, 'a', 1]);
   });
 

@@ -10,7 +10,8 @@ import { monitorCaughtUp } from '../support/redis';
 import { ownRedis, type OwnRedis } from '../support/redisServer';
 import { requireBinaries } from '../support/redisProcess';
 
-const payload = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: 'Ping', job: 'ping', data: { n }, id: `id${n}`, attempts: 0 });
+const payload = (n: number) =>
+  JSON.stringify({ uuid: `u${n}`, displayName: 'Ping', job: 'ping', data: { n }, id: `id${n}`, attempts: 0 });
 
 describe('concurrent pushes on one queue', function () {
   this.timeout(20000);
@@ -44,6 +45,15 @@ describe('concurrent pushes on one queue', function () {
     monitor.disconnect();
     const sha = scriptSha(readFileSync(join(__dirname, '../../lib/redis/lua/push-2.lua'), 'utf8'));
     const pushes = seen.filter((args) => args[0].toLowerCase() === 'evalsha');
-    expect(pushes).to.deep.equal(Array.from({ length: 20 }, (_, i) => ['evalsha', sha, '2', 'cp_queues:default', 'cp_queues:default:notify', payload(i + 1)]));
+    expect(pushes).to.deep.equal(
+      Array.from({ length: 20 }, (_, i) => [
+        'evalsha',
+        sha,
+        '2',
+        'cp_queues:default',
+        'cp_queues:default:notify',
+        payload(i + 1),
+      ]),
+    );
   });
 });

@@ -15,7 +15,13 @@ type Outcome = 'resolved' | 'unknown' | 'failed';
 const outcomeOf = (e: unknown): Outcome => ((e as Error).name === 'UnconfirmedWriteError' ? 'unknown' : 'failed');
 
 const payload = (call: number, i: number): string =>
-  JSON.stringify({ uuid: `c${call}-${i}`, displayName: 'App\\Jobs\\X', job: 'Illuminate\\Queue\\CallQueuedHandler@call', attempts: 0, data: { call, i } });
+  JSON.stringify({
+    uuid: `c${call}-${i}`,
+    displayName: 'App\\Jobs\\X',
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    attempts: 0,
+    data: { call, i },
+  });
 
 describe('queue writes under dropped connections (integration)', function () {
   this.timeout(120000);
@@ -51,7 +57,10 @@ describe('queue writes under dropped connections (integration)', function () {
     const loop = (async () => {
       while (running) {
         await new Promise((r) => setTimeout(r, everyMs));
-        await admin.client('KILL', 'TYPE', 'normal').then(() => kills++, () => undefined);
+        await admin.client('KILL', 'TYPE', 'normal').then(
+          () => kills++,
+          () => undefined,
+        );
       }
     })();
     return {
@@ -69,7 +78,9 @@ describe('queue writes under dropped connections (integration)', function () {
   // Settles within `ms`, or fails the spec: a promise left unsettled is a bug of its own.
   async function settled<T>(what: string, promise: Promise<T>, ms = 30000): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} never settled`)), ms)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} never settled`)), ms)),
+    );
     try {
       return await Promise.race([promise, timeout]);
     } finally {
@@ -93,7 +104,10 @@ describe('queue writes under dropped connections (integration)', function () {
     const caller = async () => {
       for (let call = next++; call < calls; call = next++) {
         const entries = Array.from({ length: size }, (_, i) => payload(call, i));
-        outcomes[call] = await settled(`bulk call ${call}`, q.bulkRaw(entries).then(() => 'resolved' as const, outcomeOf));
+        outcomes[call] = await settled(
+          `bulk call ${call}`,
+          q.bulkRaw(entries).then(() => 'resolved' as const, outcomeOf),
+        );
       }
     };
     await Promise.all([caller(), caller(), caller()]);
@@ -107,19 +121,26 @@ describe('queue writes under dropped connections (integration)', function () {
       const got = landed(call);
       const total = got.reduce((a, b) => a + b, 0);
       if (got.some((n) => n > 1)) partial.push(`call ${call} (${outcomes[call]}): a payload landed twice`);
-      else if (outcomes[call] === 'resolved' && total !== size) partial.push(`call ${call} resolved with ${total}/${size} landed`);
-      else if (outcomes[call] === 'failed' && total !== 0) partial.push(`call ${call} rejected with ${total}/${size} landed`);
-      else if (outcomes[call] === 'unknown' && total !== 0 && total !== size) partial.push(`call ${call} unknown with ${total}/${size} landed`);
+      else if (outcomes[call] === 'resolved' && total !== size)
+        partial.push(`call ${call} resolved with ${total}/${size} landed`);
+      else if (outcomes[call] === 'failed' && total !== 0)
+        partial.push(`call ${call} rejected with ${total}/${size} landed`);
+      else if (outcomes[call] === 'unknown' && total !== 0 && total !== size)
+        partial.push(`call ${call} unknown with ${total}/${size} landed`);
     }
     expect(partial.slice(0, 5), `${partial.length} calls wrong`).to.deep.equal([]);
     // Every payload came with its notify token, as Laravel's push leaves them.
-    expect(await admin.llen(q.keys.forQueue('default').notify)).to.equal(await admin.llen(q.keys.forQueue('default').queue));
+    expect(await admin.llen(q.keys.forQueue('default').notify)).to.equal(
+      await admin.llen(q.keys.forQueue('default').queue),
+    );
 
     // The connection is not left inside a MULTI or out of step: a push and a pop on it answer correctly.
     await q.pushRaw(payload(999, 0), 'after');
     const job = await q.pop('after');
     expect(job?.getRawBody()).to.equal(payload(999, 0));
-    console.log(`      bulk: ${killed} kills, ${outcomes.filter((o) => o === 'resolved').length} resolved, ${outcomes.filter((o) => o === 'unknown').length} unknown, ${outcomes.filter((o) => o === 'failed').length} failed`);
+    console.log(
+      `      bulk: ${killed} kills, ${outcomes.filter((o) => o === 'resolved').length} resolved, ${outcomes.filter((o) => o === 'unknown').length} unknown, ${outcomes.filter((o) => o === 'failed').length} failed`,
+    );
   });
 
   it('a delayed entry in a bulk is a plain ZADD: SCRIPT FLUSH never fails a bulk or commits part of it', async () => {
@@ -148,7 +169,13 @@ describe('queue writes under dropped connections (integration)', function () {
         // machine must not finish before the faults have had their turn.
         for (let i = 0; i < perLoop || (kills.kills <= 20 && i < 20 * perLoop); i++) {
           const p = payload(loop, i);
-          outcomes.set(p, await settled(`push ${loop}/${i}`, q.pushRaw(p).then(() => 'resolved' as const, outcomeOf)));
+          outcomes.set(
+            p,
+            await settled(
+              `push ${loop}/${i}`,
+              q.pushRaw(p).then(() => 'resolved' as const, outcomeOf),
+            ),
+          );
         }
       }),
     );
@@ -164,14 +191,17 @@ describe('queue writes under dropped connections (integration)', function () {
     }
     expect(wrong.slice(0, 5), `${wrong.length} pushes wrong`).to.deep.equal([]);
     const tally = (o: Outcome) => [...outcomes.values()].filter((x) => x === o).length;
-    console.log(`      push: ${killed} kills, ${tally('resolved')} resolved, ${tally('unknown')} unknown, ${tally('failed')} failed`);
+    console.log(
+      `      push: ${killed} kills, ${tally('resolved')} resolved, ${tally('unknown')} unknown, ${tally('failed')} failed`,
+    );
   });
 
   it('a pop whose reply was lost is reported, never a reservation silently kept from its caller', async () => {
     const q = open();
     const total = 3000;
     const pusher = open();
-    for (let from = 0; from < total; from += 500) await pusher.bulkRaw(Array.from({ length: 500 }, (_, i) => payload(0, from + i)));
+    for (let from = 0; from < total; from += 500)
+      await pusher.bulkRaw(Array.from({ length: 500 }, (_, i) => payload(0, from + i)));
     const returned = new Map<string, number>();
     let unknownPops = 0;
     let failedPops = 0;
@@ -181,7 +211,10 @@ describe('queue writes under dropped connections (integration)', function () {
       Array.from({ length: 8 }, async () => {
         while (empty < 8) {
           try {
-            const jobs = await settled('popMany', q.popMany('default', 1, 10, () => undefined));
+            const jobs = await settled(
+              'popMany',
+              q.popMany('default', 1, 10, () => undefined),
+            );
             if (jobs.length === 0) empty++;
             for (const job of jobs) {
               const uuid = (JSON.parse(job.getRawBody()) as { uuid: string }).uuid;
@@ -196,12 +229,22 @@ describe('queue writes under dropped connections (integration)', function () {
     );
     const killed = await kills.stop();
     expect(killed).to.be.greaterThan(10);
-    const reserved = (await admin.zrange(q.keys.forQueue('default').reserved, 0, -1)).map((member) => (JSON.parse(member) as { uuid: string }).uuid);
+    const reserved = (await admin.zrange(q.keys.forQueue('default').reserved, 0, -1)).map(
+      (member) => (JSON.parse(member) as { uuid: string }).uuid,
+    );
     const orphans = reserved.filter((p) => !returned.has(p));
-    expect([...returned.values()].filter((n) => n > 1), 'jobs handed out twice').to.deep.equal([]);
+    expect(
+      [...returned.values()].filter((n) => n > 1),
+      'jobs handed out twice',
+    ).to.deep.equal([]);
     expect(returned.size + orphans.length, 'every job reserved').to.equal(total);
     // Each orphan belongs to a pop whose caller was told its reply was lost (at most 10 jobs per pop).
-    expect(orphans.length, `${orphans.length} reservations nobody was told about (${unknownPops} pops reported lost)`).to.be.at.most(unknownPops * 10);
-    console.log(`      pop: ${killed} kills, ${returned.size} returned, ${orphans.length} reserved by ${unknownPops} lost pops, ${failedPops} failed pops`);
+    expect(
+      orphans.length,
+      `${orphans.length} reservations nobody was told about (${unknownPops} pops reported lost)`,
+    ).to.be.at.most(unknownPops * 10);
+    console.log(
+      `      pop: ${killed} kills, ${returned.size} returned, ${orphans.length} reserved by ${unknownPops} lost pops, ${failedPops} failed pops`,
+    );
   });
 });

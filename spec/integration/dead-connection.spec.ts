@@ -53,8 +53,23 @@ describe('a Redis connection that goes silent without closing', function () {
   // The app's .env, reaching Redis (queue, cache and locks) through the proxy.
   function envFile(prefix: string, vars: Record<string, string> = {}): string {
     const file = join(dir, `${randomPrefix()}.env`);
-    const all = { APP_NAME: 'Shop', LARQ_LARAVEL: '13', QUEUE_FAILED_DRIVER: 'null', CACHE_STORE: 'redis', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(proxy.port), REDIS_PREFIX: prefix, LARQ_REDIS_READ_TIMEOUT: String(BOUND), ...vars };
-    writeFileSync(file, Object.entries(all).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    const all = {
+      APP_NAME: 'Shop',
+      LARQ_LARAVEL: '13',
+      QUEUE_FAILED_DRIVER: 'null',
+      CACHE_STORE: 'redis',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(proxy.port),
+      REDIS_PREFIX: prefix,
+      LARQ_REDIS_READ_TIMEOUT: String(BOUND),
+      ...vars,
+    };
+    writeFileSync(
+      file,
+      Object.entries(all)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     return file;
   }
 
@@ -74,14 +89,17 @@ describe('a Redis connection that goes silent without closing', function () {
   const done = (w: LarqProcess) => (w.stdout.match(/ DONE$/gm) ?? []).length;
   // A connection of openRedis says it lost the connection; a blocking pop's own connection says it through
   // the pop it cut short.
-  const noticed = /^larq: Redis redis:\/\/127\.0\.0\.1:\d+\/\d: connection lost \(no reply within 3 s, LARQ_REDIS_READ_TIMEOUT\); reconnecting$|^larq work: Redis did not answer the (pop from|wait on) \S+queues:default/m;
+  const noticed =
+    /^larq: Redis redis:\/\/127\.0\.0\.1:\d+\/\d: connection lost \(no reply within 3 s, LARQ_REDIS_READ_TIMEOUT\); reconnecting$|^larq work: Redis did not answer the (pop from|wait on) \S+queues:default/m;
 
   // Blackholes the proxy and resolves with the milliseconds until the worker said it noticed.
   async function silenceAndWaitForNotice(w: LarqProcess, bound: number): Promise<number> {
     const before = w.stderr.length;
     const began = Date.now();
     proxy.blackhole();
-    await waitFor('the worker to say its connection is lost', bound + SLACK_MS + 5000, async () => (noticed.test(w.stderr.slice(before)) ? true : undefined));
+    await waitFor('the worker to say its connection is lost', bound + SLACK_MS + 5000, async () =>
+      noticed.test(w.stderr.slice(before)) ? true : undefined,
+    );
     return Date.now() - began;
   }
 
@@ -96,7 +114,9 @@ describe('a Redis connection that goes silent without closing', function () {
     const ranDuringOutage = done(w);
     proxy.heal();
     const healed = Date.now();
-    await waitFor('the worker to run jobs again', BOUND * 1000 + SLACK_MS + 5000, async () => (done(w) > ranDuringOutage + 2 ? true : undefined));
+    await waitFor('the worker to run jobs again', BOUND * 1000 + SLACK_MS + 5000, async () =>
+      done(w) > ranDuringOutage + 2 ? true : undefined,
+    );
     expect(Date.now() - healed, w.stderr).to.be.at.most(BOUND * 1000 + SLACK_MS);
     expect(w.child.exitCode).to.equal(null);
     w.child.kill('SIGTERM');
@@ -121,7 +141,9 @@ describe('a Redis connection that goes silent without closing', function () {
       proxy.heal();
       await direct(prefix).push(ChainStep.make({ step: 1 }));
       const healed = Date.now();
-      await waitFor('the worker to run the job', BOUND * 1000 + SLACK_MS + 5000, async () => (done(w) === 1 ? true : undefined));
+      await waitFor('the worker to run the job', BOUND * 1000 + SLACK_MS + 5000, async () =>
+        done(w) === 1 ? true : undefined,
+      );
       expect(Date.now() - healed, w.stderr).to.be.at.most(BOUND * 1000 + SLACK_MS);
       w.child.kill('SIGTERM');
       expect(await w.done).to.equal(0);
@@ -144,7 +166,12 @@ describe('a Redis connection that goes silent without closing', function () {
 
   it('RedisQueue.push() on a silent connection rejects within the bound with UnconfirmedWriteError, and the next push goes through once the path is back', async () => {
     const prefix = randomPrefix();
-    const q = new RedisQueue({ connection: `redis://127.0.0.1:${proxy.port}`, prefix, laravel: 13, readTimeout: BOUND });
+    const q = new RedisQueue({
+      connection: `redis://127.0.0.1:${proxy.port}`,
+      prefix,
+      laravel: 13,
+      readTimeout: BOUND,
+    });
     queues.push(q);
     await q.push(ChainStep.make({ step: 1 }));
     proxy.blackhole();
@@ -155,8 +182,12 @@ describe('a Redis connection that goes silent without closing', function () {
     );
     const ms = Date.now() - began;
     expect(error).to.be.instanceOf(UnconfirmedWriteError);
-    expect(error!.message).to.match(/^Redis did not answer the push to .*queues:default before the connection closed: it may or may not have run, and it was not sent again/);
-    expect(ms).to.be.at.least(BOUND * 1000 - 200).and.at.most(BOUND * 1000 + SLACK_MS);
+    expect(error!.message).to.match(
+      /^Redis did not answer the push to .*queues:default before the connection closed: it may or may not have run, and it was not sent again/,
+    );
+    expect(ms)
+      .to.be.at.least(BOUND * 1000 - 200)
+      .and.at.most(BOUND * 1000 + SLACK_MS);
     proxy.heal();
     await q.push(ChainStep.make({ step: 3 }));
     // The unconfirmed push reached Redis only once, or not at all: never sent again.

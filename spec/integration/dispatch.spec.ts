@@ -33,7 +33,11 @@ function tunedJob(line: LaravelLine) {
 }
 
 function basicJob(line: LaravelLine) {
-  return phpClass('App\\Jobs\\SendWelcomeEmail', { to: 'public', subject: 'protected', meta: 'private' }, { traits: laravelJobTraits(line), serializesModels: true });
+  return phpClass(
+    'App\\Jobs\\SendWelcomeEmail',
+    { to: 'public', subject: 'protected', meta: 'private' },
+    { traits: laravelJobTraits(line), serializesModels: true },
+  );
 }
 
 describe('dispatching job objects from Node', function () {
@@ -71,8 +75,15 @@ describe('dispatching job objects from Node', function () {
       const command =
         f.name === 'object-tuned'
           ? tunedJob(line).make({ payload: { x: 1 } })
-          : basicJob(line).make({ to: 'ada@example.com', subject: 'Welcome / “hi” \\ é', meta: { plan: 'pro', seats: 3 } });
-      const job = f.name === 'object-tuned' ? { command, displayName: 'Tuned job (custom display name)', retryUntil: 1900000000 } : command;
+          : basicJob(line).make({
+              to: 'ada@example.com',
+              subject: 'Welcome / “hi” \\ é',
+              meta: { plan: 'pro', seats: 3 },
+            });
+      const job =
+        f.name === 'object-tuned'
+          ? { command, displayName: 'Tuned job (custom display name)', retryUntil: 1900000000 }
+          : command;
       await q.push(job);
       const [ours] = await client.lrange(`${prefix}queues:default`, 0, -1);
       const [theirs] = pushedPayloads(f);
@@ -108,19 +119,30 @@ describe('dispatching job objects from Node', function () {
     const q = makeQueue(12);
     const cls = basicJob(12);
     const delayed = cls.make({ to: 'later', subject: 's', meta: null });
-    const withDelay = new PhpObject(delayed.className, [...delayed.properties, { name: 'delay', visibility: 'public', value: 30n }]);
-    const ids = await q.bulk([cls.make({ to: 'now', subject: 's', meta: null }), withDelay, { job: 'App\\Handlers\\RawHandler@handle', data: { n: 1 } }]);
+    const withDelay = new PhpObject(delayed.className, [
+      ...delayed.properties,
+      { name: 'delay', visibility: 'public', value: 30n },
+    ]);
+    const ids = await q.bulk([
+      cls.make({ to: 'now', subject: 's', meta: null }),
+      withDelay,
+      { job: 'App\\Handlers\\RawHandler@handle', data: { n: 1 } },
+    ]);
     expect(ids).to.have.length(3);
     expect(await q.pendingSize()).to.equal(2);
     const delayedJobs = await q.delayedJobs();
-    expect(delayedJobs.map((j) => [JSON.parse(j.payload).id, j.availableAt])).to.deep.equal([[ids[1], FIXTURE_NOW + 30]]);
+    expect(delayedJobs.map((j) => [JSON.parse(j.payload).id, j.availableAt])).to.deep.equal([
+      [ids[1], FIXTURE_NOW + 30],
+    ]);
   });
 
   it('bulk() of non-ASCII jobs lands each payload as push() would write it, byte for byte', async function () {
     const q = makeQueue(13);
     const cls = basicJob(13);
     // 'é' x 5 is 10 bytes, '😀' x 30 is 120: byte counts with more digits than the text's length
-    const jobs = ['é'.repeat(5), '€'.repeat(40), '😀'.repeat(30), 'plain'].map((to) => cls.make({ to, subject: 'ÿ'.repeat(300), meta: null }));
+    const jobs = ['é'.repeat(5), '€'.repeat(40), '😀'.repeat(30), 'plain'].map((to) =>
+      cls.make({ to, subject: 'ÿ'.repeat(300), meta: null }),
+    );
     await q.bulk(jobs);
     const bulked = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
     await client.del(`${prefix}queues:default`);
@@ -129,7 +151,9 @@ describe('dispatching job objects from Node', function () {
     // uuid and id are drawn per job: everything else must be the same bytes
     const blank = (b: Buffer) => b.toString('utf8').replace(/"(uuid|id)":"[^"]+"/g, '"$1":""');
     expect(bulked.map(blank)).to.deep.equal(pushed.map(blank));
-    expect(bulked.map((b) => JSON.parse(b.toString('utf8')).data.command)).to.deep.equal(pushed.map((b) => JSON.parse(b.toString('utf8')).data.command));
+    expect(bulked.map((b) => JSON.parse(b.toString('utf8')).data.command)).to.deep.equal(
+      pushed.map((b) => JSON.parse(b.toString('utf8')).data.command),
+    );
   });
 
   it('bulk() with a job that cannot be built sends none of them and names the problem', async function () {
@@ -147,7 +171,11 @@ describe('dispatching job objects from Node', function () {
 
   it('encrypts a ShouldBeEncrypted command and decrypts it on pop', async function () {
     const q = makeQueue(8, { encrypter: new Encrypter(FIXTURE_APP_KEY) });
-    const command = basicJob(8).make({ to: 'secret@example.com', subject: 'card', meta: { pan: '4242 4242 4242 4242' } });
+    const command = basicJob(8).make({
+      to: 'secret@example.com',
+      subject: 'card',
+      meta: { pan: '4242 4242 4242 4242' },
+    });
     await q.push({ command, encrypt: true });
     const [raw] = await client.lrange(`${prefix}queues:default`, 0, -1);
     expect(raw).to.not.include('4242');
@@ -183,7 +211,9 @@ describe('dispatching job objects from Node', function () {
     });
 
     it('a data.command that does not unserialize', async function () {
-      const job = await popRaw('{"uuid":"u","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"App\\\\Jobs\\\\X","command":"O:9:\\"App\\\\Jobs\\\\X\\":1:{s:1:\\"a\\";i:1"},"attempts":0}');
+      const job = await popRaw(
+        '{"uuid":"u","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"App\\\\Jobs\\\\X","command":"O:9:\\"App\\\\Jobs\\\\X\\":1:{s:1:\\"a\\";i:1"},"attempts":0}',
+      );
       expect(() => job.command()).to.throw(UnserializeError);
       expect(await queue.reservedSize()).to.equal(1);
     });
@@ -193,7 +223,12 @@ describe('dispatching job objects from Node', function () {
       const envelope = JSON.parse(Buffer.from(good, 'base64').toString()) as Record<string, string>;
       envelope.mac = envelope.mac.replace(/^./, (c) => (c === '0' ? '1' : '0'));
       const tampered = Buffer.from(JSON.stringify(envelope)).toString('base64');
-      const payload = JSON.stringify({ uuid: 'u', job: 'Illuminate\\Queue\\CallQueuedHandler@call', data: { commandName: 'X', command: tampered }, attempts: 0 });
+      const payload = JSON.stringify({
+        uuid: 'u',
+        job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+        data: { commandName: 'X', command: tampered },
+        attempts: 0,
+      });
       const job = await popRaw(payload, { encrypter: new Encrypter(FIXTURE_APP_KEY) });
       expect(() => job.command()).to.throw(DecryptError, 'The MAC is invalid.');
       expect(await queue.reservedSize()).to.equal(1);
@@ -201,7 +236,12 @@ describe('dispatching job objects from Node', function () {
 
     it('an encrypted command on a queue without APP_KEY', async function () {
       const encrypted = new Encrypter(FIXTURE_APP_KEY).encrypt('O:8:"stdClass":0:{}');
-      const payload = JSON.stringify({ uuid: 'u', job: 'Illuminate\\Queue\\CallQueuedHandler@call', data: { commandName: 'App\\Jobs\\Secret', command: encrypted }, attempts: 0 });
+      const payload = JSON.stringify({
+        uuid: 'u',
+        job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+        data: { commandName: 'App\\Jobs\\Secret', command: encrypted },
+        attempts: 0,
+      });
       const job = await popRaw(payload);
       expect(() => job.command()).to.throw(MissingEncrypterError, 'App\\Jobs\\Secret');
       expect(await queue.reservedSize()).to.equal(1);

@@ -60,7 +60,11 @@ describe('HorizonRedisQueue', function () {
   });
 
   it('records the failures the worker decides itself (an unknown job, max attempts exceeded) as Horizon failed records', async function () {
-    const worker = createWorker(queue, new Handlers().object('App\\Jobs\\Known', () => undefined), { maxTries: 1 });
+    const worker = createWorker(
+      queue,
+      new Handlers().object('App\\Jobs\\Known', () => undefined),
+      { maxTries: 1 },
+    );
     queue.listenTo(worker);
     const unknown = await queue.push(job());
     await worker.runNextJob('default');
@@ -72,9 +76,16 @@ describe('HorizonRedisQueue', function () {
     const failed = await client.zrange(`${hz}failed_jobs`, 0, -1);
     expect(failed.sort()).to.deep.equal([unknown, exhausted].sort());
     expect(await client.hget(`${hz}${unknown}`, 'exception')).to.match(/^UnknownJobError: /);
-    expect(await client.hget(`${hz}${exhausted}`, 'exception')).to.match(/^Illuminate\\Queue\\MaxAttemptsExceededException: /);
+    expect(await client.hget(`${hz}${exhausted}`, 'exception')).to.match(
+      /^Illuminate\\Queue\\MaxAttemptsExceededException: /,
+    );
     for (const id of [unknown, exhausted]) {
-      expect(await client.hmget(`${hz}${id}`, 'status', 'connection', 'queue', 'context')).to.deep.equal(['failed', 'redis', 'default', '']);
+      expect(await client.hmget(`${hz}${id}`, 'status', 'connection', 'queue', 'context')).to.deep.equal([
+        'failed',
+        'redis',
+        'default',
+        '',
+      ]);
       expect(await client.hget(`${hz}${id}`, 'completed_at')).to.match(/^\d+(\.\d+)?$/);
     }
     expect(await client.exists(`${hz}queue:default`)).to.equal(0);

@@ -32,19 +32,55 @@ describe('the laravel option (a major or major.minor)', function () {
 
   async function pushedKeys(laravel: LaravelVersion, delay?: number): Promise<string[]> {
     const prefix = randomPrefix();
-    const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel, clock: new FakeClock(NOW * 1000) });
+    const q = new RedisQueue({
+      connection: { port, host: '127.0.0.1' },
+      prefix,
+      laravel,
+      clock: new FakeClock(NOW * 1000),
+    });
     opened.push(q);
     const job = { command: Job.make({ n: 1 }), batchId: 'batch-1' };
     if (delay === undefined) await q.push(job);
     else await q.later(delay, job);
-    const raw = delay === undefined ? await client.lindex(`${prefix}queues:default`, 0) : (await client.zrange(`${prefix}queues:default:delayed`, 0, -1))[0];
+    const raw =
+      delay === undefined
+        ? await client.lindex(`${prefix}queues:default`, 0)
+        : (await client.zrange(`${prefix}queues:default:delayed`, 0, -1))[0];
     const payload = JSON.parse(raw!) as Record<string, unknown> & { data: Record<string, unknown> };
     return [...Object.keys(payload), ...Object.keys(payload.data).map((k) => `data.${k}`)];
   }
 
   it('writes createdAt and delay from 12.11, data.batchId from 12.51, deleteWhenMissingModels from 13.0', async function () {
-    const base = ['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil', 'data', 'id', 'attempts'];
-    const withCreatedAt = ['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil', 'data', 'createdAt', 'id', 'attempts', 'delay'];
+    const base = [
+      'uuid',
+      'displayName',
+      'job',
+      'maxTries',
+      'maxExceptions',
+      'failOnTimeout',
+      'backoff',
+      'timeout',
+      'retryUntil',
+      'data',
+      'id',
+      'attempts',
+    ];
+    const withCreatedAt = [
+      'uuid',
+      'displayName',
+      'job',
+      'maxTries',
+      'maxExceptions',
+      'failOnTimeout',
+      'backoff',
+      'timeout',
+      'retryUntil',
+      'data',
+      'createdAt',
+      'id',
+      'attempts',
+      'delay',
+    ];
     const cmd = ['data.commandName', 'data.command'];
     expect(await pushedKeys('12.10')).to.deep.equal([...base, ...cmd]);
     expect(await pushedKeys(11)).to.deep.equal([...base, ...cmd]);
@@ -70,7 +106,14 @@ describe('the laravel option (a major or major.minor)', function () {
 
   it('defaults to the newest 13.x release, and a bare major means the newest of its line', function () {
     expect(new RedisQueue({ connection: { lazyConnect: true } }).options.laravel.toString()).to.equal('13.26');
-    expect(['8', 9, 10, 11, 12, '13'].map((v) => LaravelRelease.of(v).toString())).to.deep.equal(['8.83', '9.52', '10.50', '11.56', '12.67', '13.26']);
+    expect(['8', 9, 10, 11, 12, '13'].map((v) => LaravelRelease.of(v).toString())).to.deep.equal([
+      '8.83',
+      '9.52',
+      '10.50',
+      '11.56',
+      '12.67',
+      '13.26',
+    ]);
   });
 
   it('refuses what is not a Laravel version, naming the option (and the type refuses it too)', function () {
@@ -83,8 +126,30 @@ describe('the laravel option (a major or major.minor)', function () {
     const fractional: LaravelVersion = 12.5;
     // @ts-expect-error not a number
     const wildcard: LaravelVersion = '13.x';
-    expect(typed.map((v) => LaravelRelease.of(v).toString())).to.deep.equal(['8.83', '13.26', '9.52', '12.0', '12.11', '13.26', '13.99']);
-    for (const bad of [7, 14, '13.x', '12.011', 12.5, '', null, '12.', '12.100', leadingZero, unknownMajor, fractional, wildcard]) {
+    expect(typed.map((v) => LaravelRelease.of(v).toString())).to.deep.equal([
+      '8.83',
+      '13.26',
+      '9.52',
+      '12.0',
+      '12.11',
+      '13.26',
+      '13.99',
+    ]);
+    for (const bad of [
+      7,
+      14,
+      '13.x',
+      '12.011',
+      12.5,
+      '',
+      null,
+      '12.',
+      '12.100',
+      leadingZero,
+      unknownMajor,
+      fractional,
+      wildcard,
+    ]) {
       expect(() => new RedisQueue({ connection: { lazyConnect: true }, laravel: bad as LaravelVersion }), String(bad))
         .to.throw(InvalidOptionError, /must be a Laravel version from 8 to 13/)
         .with.property('option', 'laravel');
@@ -93,11 +158,27 @@ describe('the laravel option (a major or major.minor)', function () {
 
   it('is what LARQ_LARAVEL / --laravel accept, handed to the queue as given', function () {
     const queueVersion = (v: string) => configFromEnv({ LARQ_LARAVEL: v }).queue.laravel;
-    expect(['8', '9', '10', '11', '12', '13', '12.11', '13.24', '13.26'].map(queueVersion)).to.deep.equal([8, 9, 10, 11, 12, 13, '12.11', '13.24', 13]);
+    expect(['8', '9', '10', '11', '12', '13', '12.11', '13.24', '13.26'].map(queueVersion)).to.deep.equal([
+      8,
+      9,
+      10,
+      11,
+      12,
+      13,
+      '12.11',
+      '13.24',
+      13,
+    ]);
     expect(configFromEnv({ LARQ_LARAVEL: '12.30' }).laravel).to.equal(12);
-    expect(() => configFromEnv({ LARQ_LARAVEL: '13.x' })).to.throw(InvalidOptionError, /^LARQ_LARAVEL: must be a Laravel version from 8 to 13/);
+    expect(() => configFromEnv({ LARQ_LARAVEL: '13.x' })).to.throw(
+      InvalidOptionError,
+      /^LARQ_LARAVEL: must be a Laravel version from 8 to 13/,
+    );
     const size = COMMANDS.find((c) => c.name === 'size')!;
     expect(configFor(parse(size, ['--laravel=12.11']), {}).queue.laravel).to.equal('12.11');
-    expect(() => configFor(parse(size, ['--laravel=12.011']), {})).to.throw(UsageError, /--laravel must be a Laravel version from 8 to 13/);
+    expect(() => configFor(parse(size, ['--laravel=12.011']), {})).to.throw(
+      UsageError,
+      /--laravel must be a Laravel version from 8 to 13/,
+    );
   });
 });

@@ -13,7 +13,16 @@ import { CommandWatch, type WatchedCommand } from '../support/commandWatch';
 import { randomPrefix, requireRedis } from '../support/redis';
 
 const NOW = 1795276770;
-const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'keys-job', data: { n }, id: `id${n}`, attempts: 0, maxTries: null });
+const job = (n: number) =>
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'keys-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+    maxTries: null,
+  });
 
 /** One script run as the server saw it: which script, the KEYS it was given, the commands it issued. */
 interface ScriptRun {
@@ -70,7 +79,7 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
     }
   }
 
-  it('every script, run by its caller, touches only its declared KEYS: the queue\'s keys from keys.ts', async () => {
+  it("every script, run by its caller, touches only its declared KEYS: the queue's keys from keys.ts", async () => {
     const prefix = randomPrefix();
     const clock = new FakeClock(NOW * 1000);
     const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, clock, laravel: 13, retryAfter: 90 });
@@ -110,15 +119,21 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
     for (const run of runs) {
       expect(run.keys, `${run.name}'s KEYS`).to.have.length(SCRIPTS[run.name].keys);
       const known = run.name === 'releaseLock' ? new Set([lockKey]) : queueKeys;
-      for (const key of run.keys) expect(known.has(key), `${run.name} was given ${key}, not a key of keys.ts`).to.equal(true);
+      for (const key of run.keys)
+        expect(known.has(key), `${run.name} was given ${key}, not a key of keys.ts`).to.equal(true);
       for (const issued of run.issued) {
         for (const key of await keysOf(issued.argv)) {
-          expect(run.keys, `${run.name}: ${issued.argv.slice(0, 2).join(' ')} touches ${key}, not in its KEYS`).to.include(key);
+          expect(
+            run.keys,
+            `${run.name}: ${issued.argv.slice(0, 2).join(' ')} touches ${key}, not in its KEYS`,
+          ).to.include(key);
         }
       }
     }
     // The quarantine branch and the migrations did run: their commands were checked above.
     expect(runs.some((r) => r.issued.some((c) => c.argv[1] === q.keys.forQueue('default').invalid))).to.equal(true);
-    expect(runs.some((r) => r.name === 'migrateExpiredJobs' && r.issued.some((c) => c.argv[0].toLowerCase() === 'rpush'))).to.equal(true);
+    expect(
+      runs.some((r) => r.name === 'migrateExpiredJobs' && r.issued.some((c) => c.argv[0].toLowerCase() === 'rpush')),
+    ).to.equal(true);
   });
 });

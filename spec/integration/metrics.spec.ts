@@ -18,13 +18,17 @@ function parse(text: string): { name: string; labels: Record<string, string>; va
     .map((line) => {
       const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       if (!m) throw new Error(`not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+      const labels = Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]),
+      );
       return { name: m[1], labels, value: Number(m[3]) };
     });
 }
 
 function total(samples: ReturnType<typeof parse>, name: string, where: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
 }
 
 describe('Worker metrics for Prometheus', function () {
@@ -65,7 +69,8 @@ describe('Worker metrics for Prometheus', function () {
       ...(i % 50 === 2 ? { timeout: 1, maxTries: 2 } : {}),
     }));
     for (let i = 0; i < jobs.length; i += 250) await queue.bulk(jobs.slice(i, i + 250));
-    for (let i = 0; i < 7; i++) await queue.later(3600, SendWelcomeEmail.make({ to: 'later', subject: 's', meta: null }), 'default');
+    for (let i = 0; i < 7; i++)
+      await queue.later(3600, SendWelcomeEmail.make({ to: 'later', subject: 's', meta: null }), 'default');
 
     const handlers = new Handlers().object<{ to: string }>('App\\Jobs\\SendWelcomeEmail', async (c, ctx) => {
       const i = Number(c.to);
@@ -73,7 +78,13 @@ describe('Worker metrics for Prometheus', function () {
       if (i % 10 === 1) return ctx.release(30);
       if (i % 50 === 2) return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
     });
-    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 20, maxTries: 1 });
+    const worker = createWorker(queue, handlers, {
+      sleep: 0,
+      stopWhenEmpty: true,
+      memory: 4096,
+      concurrency: 20,
+      maxTries: 1,
+    });
     const midRun: ReturnType<typeof parse>[] = [];
     let scraping = true;
     const scraper = (async () => {
@@ -87,7 +98,13 @@ describe('Worker metrics for Prometheus', function () {
     await scraper;
     expect(result).to.deep.equal({ status: 0, reason: 'empty' });
     // Scrapes taken while the run went on saw it under way.
-    expect(midRun.some((s) => total(s, 'messaging_client_consumed_messages_total') > 0 && total(s, 'messaging_client_consumed_messages_total') < 1000)).to.equal(true);
+    expect(
+      midRun.some(
+        (s) =>
+          total(s, 'messaging_client_consumed_messages_total') > 0 &&
+          total(s, 'messaging_client_consumed_messages_total') < 1000,
+      ),
+    ).to.equal(true);
 
     const s = await scrape();
     const job = { queue: 'default', job: 'App\\\\Jobs\\\\SendWelcomeEmail' };
@@ -99,15 +116,31 @@ describe('Worker metrics for Prometheus', function () {
     expect(total(s, 'messaging_client_consumed_messages_total', messaging)).to.equal(1000);
     expect(total(s, 'messaging_client_sent_messages_total', messaging)).to.equal(1007);
     expect(total(s, 'messaging_process_duration_seconds_count', messaging)).to.equal(1000);
-    expect(total(s, 'messaging_process_duration_seconds_count', { ...messaging, error_type: 'TypeError' })).to.equal(100);
-    expect(total(s, 'messaging_process_duration_seconds_count', { ...messaging, error_type: 'TimeoutExceededError' })).to.equal(20);
+    expect(total(s, 'messaging_process_duration_seconds_count', { ...messaging, error_type: 'TypeError' })).to.equal(
+      100,
+    );
+    expect(
+      total(s, 'messaging_process_duration_seconds_count', { ...messaging, error_type: 'TimeoutExceededError' }),
+    ).to.equal(20);
     // The timed-out handlers waited for their abort: at least a second each.
-    expect(total(s, 'messaging_process_duration_seconds_bucket', { ...messaging, error_type: 'TimeoutExceededError', le: '0.5' })).to.equal(0);
+    expect(
+      total(s, 'messaging_process_duration_seconds_bucket', {
+        ...messaging,
+        error_type: 'TimeoutExceededError',
+        le: '0.5',
+      }),
+    ).to.equal(0);
     expect(total(s, 'larq_job_wait_seconds_count', { queue: 'default' })).to.equal(1000);
 
-    expect(total(s, 'larq_queue_pending_jobs', { queue: 'default' })).to.equal(await client.llen(`${prefix}queues:default`));
-    expect(total(s, 'larq_queue_delayed_jobs', { queue: 'default' })).to.equal(await client.zcard(`${prefix}queues:default:delayed`));
-    expect(total(s, 'larq_queue_reserved_jobs', { queue: 'default' })).to.equal(await client.zcard(`${prefix}queues:default:reserved`));
+    expect(total(s, 'larq_queue_pending_jobs', { queue: 'default' })).to.equal(
+      await client.llen(`${prefix}queues:default`),
+    );
+    expect(total(s, 'larq_queue_delayed_jobs', { queue: 'default' })).to.equal(
+      await client.zcard(`${prefix}queues:default:delayed`),
+    );
+    expect(total(s, 'larq_queue_reserved_jobs', { queue: 'default' })).to.equal(
+      await client.zcard(`${prefix}queues:default:reserved`),
+    );
     expect(total(s, 'larq_queue_delayed_jobs', { queue: 'default' })).to.equal(107);
     expect(total(s, 'larq_queue_reserved_jobs', { queue: 'default' })).to.equal(20);
     expect(total(s, 'larq_worker_slots')).to.equal(20);
@@ -117,7 +150,17 @@ describe('Worker metrics for Prometheus', function () {
   it("reports the oldest waiting job's age from its createdAt", async function () {
     const worker = createWorker(queue, new Handlers(), { sleep: 0, stopWhenEmpty: true, memory: 4096 });
     await worker.daemon('default');
-    await client.rpush(`${prefix}queues:default`, JSON.stringify({ uuid: 'u', job: 'X@handle', data: {}, createdAt: Math.floor(Date.now() / 1000) - 120, id: 'i', attempts: 0 }));
+    await client.rpush(
+      `${prefix}queues:default`,
+      JSON.stringify({
+        uuid: 'u',
+        job: 'X@handle',
+        data: {},
+        createdAt: Math.floor(Date.now() / 1000) - 120,
+        id: 'i',
+        attempts: 0,
+      }),
+    );
     const s = await scrape();
     expect(total(s, 'larq_queue_pending_jobs', { queue: 'default' })).to.equal(1);
     const age = total(s, 'larq_queue_oldest_pending_age_seconds', { queue: 'default' });

@@ -49,7 +49,9 @@ describe('Job middleware larq cannot run', function () {
   }
 
   function run(h: Handlers) {
-    return createWorker(queue, h, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs: 1 }, { failed }).daemon('default');
+    return createWorker(queue, h, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs: 1 }, { failed }).daemon(
+      'default',
+    );
   }
 
   it("fails a job carrying the app's own middleware, naming the class, without running it", async function () {
@@ -57,7 +59,9 @@ describe('Job middleware larq cannot run', function () {
     await run(handlers());
     expect(ran).to.equal(0);
     const [record] = await failed.all();
-    expect(record.exception).to.match(/^UnsupportedMiddlewareError: Job "App\\Jobs\\ChainStep" carries the job middleware App\\Jobs\\Middleware\\EnsureTenant, which larq cannot run/);
+    expect(record.exception).to.match(
+      /^UnsupportedMiddlewareError: Job "App\\Jobs\\ChainStep" carries the job middleware App\\Jobs\\Middleware\\EnsureTenant, which larq cannot run/,
+    );
     expect(await queue.size()).to.equal(0);
   });
 
@@ -89,7 +93,9 @@ describe('Job middleware larq cannot run', function () {
   });
 
   it('adds the classes useMiddleware() ignores (larq work --ignore-middleware) to those the module declared', async function () {
-    await queue.push(ChainStep.make({ step: 1, middleware: [EnsureTenant.make({ tenant: 7 }), FutureLaravel.make({ key: 'k' })] }));
+    await queue.push(
+      ChainStep.make({ step: 1, middleware: [EnsureTenant.make({ tenant: 7 }), FutureLaravel.make({ key: 'k' })] }),
+    );
     const h = handlers({ middleware: { ignore: ['App\\Jobs\\Middleware\\EnsureTenant'] } });
     h.useMiddleware({ ignore: ['Illuminate\\Queue\\Middleware\\SomethingNew'] });
     await run(h);

@@ -21,28 +21,64 @@ import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 // The shapes 13.26 serializes (public and protected properties in declaration order).
 export const laravelMiddleware = {
   WithoutOverlapping: phpClass('Illuminate\\Queue\\Middleware\\WithoutOverlapping', {
-    key: 'public', releaseAfter: 'public', expiresAfter: 'public', prefix: 'public', shareKey: 'public',
+    key: 'public',
+    releaseAfter: 'public',
+    expiresAfter: 'public',
+    prefix: 'public',
+    shareKey: 'public',
   }),
   Skip: phpClass('Illuminate\\Queue\\Middleware\\Skip', { skip: 'protected' }),
   Release: phpClass('Illuminate\\Queue\\Middleware\\Release', { release: 'protected', releaseAfter: 'protected' }),
   SkipIfBatchCancelled: phpClass('Illuminate\\Queue\\Middleware\\SkipIfBatchCancelled', {}),
-  RateLimited: phpClass('Illuminate\\Queue\\Middleware\\RateLimited', { limiterName: 'protected', releaseAfter: 'public', shouldRelease: 'public' }),
+  RateLimited: phpClass('Illuminate\\Queue\\Middleware\\RateLimited', {
+    limiterName: 'protected',
+    releaseAfter: 'public',
+    shouldRelease: 'public',
+  }),
   RateLimitedWithRedis: phpClass('Illuminate\\Queue\\Middleware\\RateLimitedWithRedis', {
-    limiterName: 'protected', releaseAfter: 'public', shouldRelease: 'public', connectionName: 'protected',
+    limiterName: 'protected',
+    releaseAfter: 'public',
+    shouldRelease: 'public',
+    connectionName: 'protected',
   }),
   ThrottlesExceptions: phpClass('Illuminate\\Queue\\Middleware\\ThrottlesExceptions', {
-    key: 'protected', byJob: 'protected', maxAttempts: 'protected', decaySeconds: 'protected', retryAfterMinutes: 'protected',
-    reportCallback: 'protected', whenCallback: 'protected', deleteWhenCallbacks: 'protected', failWhenCallbacks: 'protected',
-    prefix: 'protected', limiter: 'protected',
+    key: 'protected',
+    byJob: 'protected',
+    maxAttempts: 'protected',
+    decaySeconds: 'protected',
+    retryAfterMinutes: 'protected',
+    reportCallback: 'protected',
+    whenCallback: 'protected',
+    deleteWhenCallbacks: 'protected',
+    failWhenCallbacks: 'protected',
+    prefix: 'protected',
+    limiter: 'protected',
   }),
 };
 const throttle = (name: 'ThrottlesExceptions', more: Record<string, unknown> = {}) =>
   laravelMiddleware[name].make({
-    key: null, byJob: false, maxAttempts: 2, decaySeconds: 600, retryAfterMinutes: 0, reportCallback: null, whenCallback: null,
-    deleteWhenCallbacks: [], failWhenCallbacks: [], prefix: 'laravel_throttles_exceptions:', limiter: null, ...more,
+    key: null,
+    byJob: false,
+    maxAttempts: 2,
+    decaySeconds: 600,
+    retryAfterMinutes: 0,
+    reportCallback: null,
+    whenCallback: null,
+    deleteWhenCallbacks: [],
+    failWhenCallbacks: [],
+    prefix: 'laravel_throttles_exceptions:',
+    limiter: null,
+    ...more,
   });
 const overlap = (key: string, more: Record<string, unknown> = {}) =>
-  laravelMiddleware.WithoutOverlapping.make({ key, releaseAfter: 0, expiresAfter: 0, prefix: 'laravel-queue-overlap:', shareKey: false, ...more });
+  laravelMiddleware.WithoutOverlapping.make({
+    key,
+    releaseAfter: 0,
+    expiresAfter: 0,
+    prefix: 'laravel-queue-overlap:',
+    shareKey: false,
+    ...more,
+  });
 
 describe('Job middleware on Redis', function () {
   this.timeout(30000);
@@ -74,12 +110,18 @@ describe('Job middleware on Redis', function () {
     await cache.close();
   });
 
-  function handlers(fn: (c: Record<string, unknown>) => unknown, hooks: HandlerHooks = {}, middleware: MiddlewareOptions = {}): Handlers {
+  function handlers(
+    fn: (c: Record<string, unknown>) => unknown,
+    hooks: HandlerHooks = {},
+    middleware: MiddlewareOptions = {},
+  ): Handlers {
     return new Handlers({ middleware: { cache, ...middleware } }).object('App\\Jobs\\ChainStep', (c) => fn(c), hooks);
   }
 
   function run(h: Handlers, maxJobs = 0) {
-    return createWorker(queue, h, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs }, { failed }).daemon('default');
+    return createWorker(queue, h, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs }, { failed }).daemon(
+      'default',
+    );
   }
 
   describe('WithoutOverlapping', function () {
@@ -99,7 +141,10 @@ describe('Job middleware on Redis', function () {
       await client.set(lockKey(), 'php-worker-owner');
       await queue.push(ChainStep.make({ step: 1, middleware: [overlap('order-7')] }));
       let ran = 0;
-      await run(handlers(() => void ran++), 1);
+      await run(
+        handlers(() => void ran++),
+        1,
+      );
       expect(ran).to.equal(0);
       const [delayed] = await queue.delayedJobs();
       expect(delayed.attempts).to.equal(1);
@@ -126,7 +171,10 @@ describe('Job middleware on Redis', function () {
 
       const seen: number[] = [];
       const hashed = `${prefix}app-cache-laravel-queue-overlap:${await xxh128('Nightly report')}:k`;
-      await queue.push({ command: ChainStep.make({ step: 2, middleware: [overlap('k')] }), displayName: 'Nightly report' });
+      await queue.push({
+        command: ChainStep.make({ step: 2, middleware: [overlap('k')] }),
+        displayName: 'Nightly report',
+      });
       await run(handlers(async () => void seen.push(await client.exists(hashed))));
       expect(seen).to.deep.equal([1]);
     });
@@ -134,9 +182,13 @@ describe('Job middleware on Redis', function () {
     it('a Node handler declares the same lock: withoutOverlapping((c) => c.site)', async function () {
       await queue.push(ChainStep.make({ step: 42 }));
       const seen: (string | null)[] = [];
-      const h = handlers(async () => void seen.push(await client.get(`${prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:42`)), {
-        middleware: [withoutOverlapping((c) => String(c.step))],
-      });
+      const h = handlers(
+        async () =>
+          void seen.push(await client.get(`${prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:42`)),
+        {
+          middleware: [withoutOverlapping((c) => String(c.step))],
+        },
+      );
       await run(h);
       expect(seen[0]).to.match(/^[A-Za-z0-9]{16}$/);
     });
@@ -167,7 +219,9 @@ describe('Job middleware on Redis', function () {
     });
 
     it('Release puts the job back after its delay as a new attempt; no after-handle hooks', async function () {
-      await queue.push(ChainStep.make({ step: 1, middleware: [laravelMiddleware.Release.make({ release: true, releaseAfter: 30 })] }));
+      await queue.push(
+        ChainStep.make({ step: 1, middleware: [laravelMiddleware.Release.make({ release: true, releaseAfter: 30 })] }),
+      );
       const after: unknown[] = [];
       const h = handlers(() => expect.fail('ran'));
       h.useDefaults([{ feature: 'chain', afterHandle: (ctx) => void after.push(ctx.command.get('step')) }]);
@@ -179,14 +233,21 @@ describe('Job middleware on Redis', function () {
       expect(after).to.deep.equal([]);
       await queue.push(ChainStep.make({ step: 2 }));
       let ran = 0;
-      await run(handlers(() => void ran++, { middleware: [Release.when((c) => c.step === 2, 5)] }), 1);
+      await run(
+        handlers(() => void ran++, { middleware: [Release.when((c) => c.step === 2, 5)] }),
+        1,
+      );
       expect(ran).to.equal(0);
     });
 
     it('SkipIfBatchCancelled skips a job of a cancelled batch and runs one of a live batch', async function () {
       const Batched = phpClass('App\\Jobs\\ChainStep', { step: 'public', batchId: 'public', middleware: 'public' });
-      await queue.push(Batched.make({ step: 1, batchId: 'cancelled', middleware: [laravelMiddleware.SkipIfBatchCancelled.make({})] }));
-      await queue.push(Batched.make({ step: 2, batchId: 'live', middleware: [laravelMiddleware.SkipIfBatchCancelled.make({})] }));
+      await queue.push(
+        Batched.make({ step: 1, batchId: 'cancelled', middleware: [laravelMiddleware.SkipIfBatchCancelled.make({})] }),
+      );
+      await queue.push(
+        Batched.make({ step: 2, batchId: 'live', middleware: [laravelMiddleware.SkipIfBatchCancelled.make({})] }),
+      );
       const ran: unknown[] = [];
       const batches = { find: async (id: string) => ({ cancelledAt: id === 'cancelled' ? 1700000000 : null }) };
       await run(handlers((c) => void ran.push(c.step), {}, { batches }));
@@ -220,12 +281,16 @@ describe('Job middleware on Redis', function () {
     const limiters = { backups: () => limit.perMinute(1).by('site-1') };
 
     it("RateLimited counts hits under the cache RateLimiter's md5(name.key) and :timer, and releases past the limit", async function () {
-      const rl = () => laravelMiddleware.RateLimited.make({ limiterName: 'backups', releaseAfter: null, shouldRelease: true });
+      const rl = () =>
+        laravelMiddleware.RateLimited.make({ limiterName: 'backups', releaseAfter: null, shouldRelease: true });
       await queue.push(ChainStep.make({ step: 1, middleware: [rl()] }));
       await queue.push(ChainStep.make({ step: 2, middleware: [rl()] }));
       const ran: unknown[] = [];
       const now = Math.floor(Date.now() / 1000);
-      await run(handlers((c) => void ran.push(c.step), {}, { limiters }), 2);
+      await run(
+        handlers((c) => void ran.push(c.step), {}, { limiters }),
+        2,
+      );
       expect(ran).to.deep.equal([1]);
       const key = `${prefix}app-cache-${md5('backupssite-1')}`;
       expect(await client.get(key)).to.equal('1');
@@ -239,7 +304,13 @@ describe('Job middleware on Redis', function () {
       await queue.push(ChainStep.make({ step: 1 }));
       await queue.push(ChainStep.make({ step: 2 }));
       const ran: unknown[] = [];
-      await run(handlers((c) => void ran.push(c.step), { middleware: [rateLimited('backups', { shouldRelease: false })] }, { limiters }));
+      await run(
+        handlers(
+          (c) => void ran.push(c.step),
+          { middleware: [rateLimited('backups', { shouldRelease: false })] },
+          { limiters },
+        ),
+      );
       expect(ran).to.deep.equal([1]); // the second is deleted (dontRelease), not failed
       expect(await client.get(`${prefix}app-cache-${md5('backupssite-1')}`)).to.equal('1');
       expect(await queue.size()).to.equal(0);
@@ -247,7 +318,14 @@ describe('Job middleware on Redis', function () {
     });
 
     it('refuses a job whose limiter name Node has not declared (Laravel would run it unlimited)', async function () {
-      await queue.push(ChainStep.make({ step: 1, middleware: [laravelMiddleware.RateLimited.make({ limiterName: 'api', releaseAfter: null, shouldRelease: true })] }));
+      await queue.push(
+        ChainStep.make({
+          step: 1,
+          middleware: [
+            laravelMiddleware.RateLimited.make({ limiterName: 'api', releaseAfter: null, shouldRelease: true }),
+          ],
+        }),
+      );
       let ran = 0;
       await run(handlers(() => void ran++, {}, { limiters }));
       expect(ran).to.equal(0);
@@ -256,11 +334,20 @@ describe('Job middleware on Redis', function () {
     });
 
     it('RateLimitedWithRedis takes DurationLimiter slots in prefix + md5(name.key), a hash of start, end and count', async function () {
-      const rl = () => laravelMiddleware.RateLimitedWithRedis.make({ limiterName: 'backups', releaseAfter: null, shouldRelease: true, connectionName: null });
+      const rl = () =>
+        laravelMiddleware.RateLimitedWithRedis.make({
+          limiterName: 'backups',
+          releaseAfter: null,
+          shouldRelease: true,
+          connectionName: null,
+        });
       await queue.push(ChainStep.make({ step: 1, middleware: [rl()] }));
       await queue.push(ChainStep.make({ step: 2, middleware: [rl()] }));
       const ran: unknown[] = [];
-      await run(handlers((c) => void ran.push(c.step), {}, { limiters, redis: { client, prefix } }), 2);
+      await run(
+        handlers((c) => void ran.push(c.step), {}, { limiters, redis: { client, prefix } }),
+        2,
+      );
       expect(ran).to.deep.equal([1]);
       const hash = await client.hgetall(`${prefix}${md5('backupssite-1')}`);
       expect(Number(hash.end) - Number(hash.start)).to.equal(60);
@@ -271,10 +358,22 @@ describe('Job middleware on Redis', function () {
 
     it('ThrottlesExceptions swallows the exception, releases after backoff minutes, and stops running the job past maxAttempts', async function () {
       const key = `${prefix}app-cache-laravel_throttles_exceptions:${await xxh128('App\\Jobs\\ChainStep')}`;
-      for (let i = 0; i < 3; i++) await queue.push({ command: ChainStep.make({ step: i, middleware: [throttle('ThrottlesExceptions', { retryAfterMinutes: 2 })] }), maxTries: 5 });
+      for (let i = 0; i < 3; i++)
+        await queue.push({
+          command: ChainStep.make({ step: i, middleware: [throttle('ThrottlesExceptions', { retryAfterMinutes: 2 })] }),
+          maxTries: 5,
+        });
       let ran = 0;
       const exceptions: unknown[] = [];
-      const worker = createWorker(queue, handlers(() => { ran++; throw new Error('api down'); }), { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs: 3 }, { failed });
+      const worker = createWorker(
+        queue,
+        handlers(() => {
+          ran++;
+          throw new Error('api down');
+        }),
+        { sleep: 0, stopWhenEmpty: true, memory: 4096, maxJobs: 3 },
+        { failed },
+      );
       worker.on('JobExceptionOccurred', (e) => void exceptions.push(e));
       const now = Math.floor(Date.now() / 1000);
       await worker.daemon('default');

@@ -46,12 +46,26 @@ describe('larq work through a Redis outage', function () {
     writeFileSync(out, '');
     writeFileSync(
       env,
-      [`APP_KEY=${APP_KEY}`, 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${server.port}`, `REDIS_PREFIX=${prefix}`, `DB_DATABASE=${sqlite}`, 'DB_CONNECTION=sqlite', 'QUEUE_FAILED_DRIVER=database-uuids', 'CACHE_STORE=redis', 'REDIS_QUEUE_BLOCK_FOR=2', ''].join('\n'),
+      [
+        `APP_KEY=${APP_KEY}`,
+        'REDIS_HOST=127.0.0.1',
+        `REDIS_PORT=${server.port}`,
+        `REDIS_PREFIX=${prefix}`,
+        `DB_DATABASE=${sqlite}`,
+        'DB_CONNECTION=sqlite',
+        'QUEUE_FAILED_DRIVER=database-uuids',
+        'CACHE_STORE=redis',
+        'REDIS_QUEUE_BLOCK_FOR=2',
+        '',
+      ].join('\n'),
     );
     await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
     const vars: Record<string, string | undefined> = { ...process.env, LARQ_SPEC_OUT: out };
     for (const name of Object.keys(vars)) if (/^(APP|REDIS|DB|CACHE|QUEUE)_/.test(name)) delete vars[name];
-    child = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.handlers}`, '--sleep=0.1'], { cwd: ROOT, env: vars });
+    child = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.handlers}`, '--sleep=0.1'], {
+      cwd: ROOT,
+      env: vars,
+    });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.stdout!.resume();
@@ -59,7 +73,12 @@ describe('larq work through a Redis outage', function () {
 
     const ran = () => readFileSync(out, 'utf8').split('\n').filter(Boolean);
     const push = async (cards: string[]) => {
-      const q = new RedisQueue({ connection: { port: server.port }, prefix, laravel: 13, encrypter: new Encrypter(APP_KEY) });
+      const q = new RedisQueue({
+        connection: { port: server.port },
+        prefix,
+        laravel: 13,
+        encrypter: new Encrypter(APP_KEY),
+      });
       for (const card of cards) await q.push({ command: SecretJob.make({ card }), encrypt: true });
       await q.close();
     };
@@ -96,7 +115,10 @@ describe('larq work through a Redis outage', function () {
     // Besides those, only a pop (or the wait before it) in flight when Redis went away is reported: it may
     // have reserved a job, which then comes back after retry_after.
     const other = stderr.split('\n').filter((l) => l !== '' && !lost.includes(l) && !again.includes(l));
-    expect(other.filter((l) => !/Redis did not answer the (pop|wait)/.test(l)), stderr).to.deep.equal([]);
+    expect(
+      other.filter((l) => !/Redis did not answer the (pop|wait)/.test(l)),
+      stderr,
+    ).to.deep.equal([]);
     expect(other.length, stderr).to.be.at.most(2);
 
     // SIGTERM while Redis is down: honoured within a few seconds.

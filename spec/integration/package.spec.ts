@@ -39,8 +39,16 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
-  { name: 'an ES module project ("type": "module", NodeNext)', packageJson: { type: 'module' }, entry: 'await main();\n' },
-  { name: 'a CommonJS project (NodeNext)', packageJson: {}, entry: 'void main().catch((e) => { console.error(e); process.exitCode = 1; });\n' },
+  {
+    name: 'an ES module project ("type": "module", NodeNext)',
+    packageJson: { type: 'module' },
+    entry: 'await main();\n',
+  },
+  {
+    name: 'a CommonJS project (NodeNext)',
+    packageJson: {},
+    entry: 'void main().catch((e) => { console.error(e); process.exitCode = 1; });\n',
+  },
 ];
 
 describe('the packed package in a fresh TypeScript project', function () {
@@ -61,7 +69,15 @@ describe('the packed package in a fresh TypeScript project', function () {
   });
 
   it('holds the built code, its type declarations, the LICENSE and the sources its maps point at', function () {
-    for (const file of ['package.json', 'LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/redis/lua/push-2.lua']) {
+    for (const file of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cli/main.js',
+      'dist/redis/lua/push-2.lua',
+    ]) {
       expect(files, file).to.include(file);
     }
     expect(files.filter((f) => f.startsWith('spec/') || f.startsWith('scripts/'))).to.deep.equal([]);
@@ -72,15 +88,21 @@ describe('the packed package in a fresh TypeScript project', function () {
     expect(maps.length).to.be.greaterThan(50);
     for (const map of maps) {
       const { sources } = JSON.parse(readFileSync(join(unpacked, 'package', map), 'utf8')) as { sources: string[] };
-      for (const source of sources) expect(existsSync(join(unpacked, 'package', dirname(map), source)), `${map} -> ${source}`).to.equal(true);
+      for (const source of sources)
+        expect(existsSync(join(unpacked, 'package', dirname(map), source)), `${map} -> ${source}`).to.equal(true);
     }
     expect(readFileSync(join(unpacked, 'package', 'LICENSE'), 'utf8')).to.match(/^MIT License/);
   });
 
-  it("leaves a clone whose larq bin runs as a program once prepare has built it (npx larq there runs it so)", function () {
+  it('leaves a clone whose larq bin runs as a program once prepare has built it (npx larq there runs it so)', function () {
     // packLarq's npm pack ran prepare in work/clone, as npm ci does in a fresh clone (scripts/setup).
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: { larq: string } };
-    expect(run(join(work, 'clone', pkg.bin.larq), ['--version'], join(work, 'clone')).trim()).to.equal(`larq ${pkg.version}`);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: { larq: string };
+    };
+    expect(run(join(work, 'clone', pkg.bin.larq), ['--version'], join(work, 'clone')).trim()).to.equal(
+      `larq ${pkg.version}`,
+    );
   });
 
   for (const variant of VARIANTS) {
@@ -91,15 +113,33 @@ describe('the packed package in a fresh TypeScript project', function () {
       writeFileSync(join(project, 'src', 'main.ts'), `import { main } from './job.js';\n${variant.entry}`);
       compileProject(project);
       const prefix = randomPrefix();
-      const out = run('node', [join('out', 'main.js')], project, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: prefix });
+      const out = run('node', [join('out', 'main.js')], project, {
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_PREFIX: prefix,
+      });
       expect(JSON.parse(out.trim().split('\n').pop()!)).to.deep.equal({ seen: [1042, 1], status: 0, left: 0 });
 
       // The package's bin, as `npx larq` finds it.
       const redis = rawClient(port);
       try {
         await redis.rpush(`${prefix}queues:billing`, '{"uuid":"x"}');
-        const size = run(join(project, 'node_modules', '.bin', 'larq'), ['size', 'billing', `--redis-url=redis://127.0.0.1:${port}`, `--prefix=${prefix}`, '--json'], project);
-        expect(JSON.parse(size)).to.deep.equal([{ connection: 'redis', queue: 'billing', size: 1, pending: 1, delayed: 0, reserved: 0, failed: 0, invalid: 0 }]);
+        const size = run(
+          join(project, 'node_modules', '.bin', 'larq'),
+          ['size', 'billing', `--redis-url=redis://127.0.0.1:${port}`, `--prefix=${prefix}`, '--json'],
+          project,
+        );
+        expect(JSON.parse(size)).to.deep.equal([
+          {
+            connection: 'redis',
+            queue: 'billing',
+            size: 1,
+            pending: 1,
+            delayed: 0,
+            reserved: 0,
+            failed: 0,
+            invalid: 0,
+          },
+        ]);
       } finally {
         await redis.del(`${prefix}queues:billing`);
         redis.disconnect();

@@ -13,7 +13,15 @@ import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'x@y', data: { n, text: 'é/\u2028' }, id: `id${n}`, attempts: 0, ...extra });
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'x@y',
+    data: { n, text: 'é/\u2028' },
+    id: `id${n}`,
+    attempts: 0,
+    ...extra,
+  });
 
 describe('RedisQueue.popMany (integration)', function () {
   const redis = useRedisQueue(() => ({ clock: new FakeClock(NOW * 1000), retryAfter: 90 }));
@@ -29,13 +37,22 @@ describe('RedisQueue.popMany (integration)', function () {
   // a delayed job not yet due, and a reservation still running.
   async function seed(prefix: string): Promise<void> {
     const k = `${prefix}queues:default`;
-    for (const n of [1, 2, 3, 4]) await client.eval("redis.call('rpush', KEYS[1], ARGV[1]); redis.call('rpush', KEYS[2], 1)", 2, k, `${k}:notify`, job(n));
+    for (const n of [1, 2, 3, 4])
+      await client.eval(
+        "redis.call('rpush', KEYS[1], ARGV[1]); redis.call('rpush', KEYS[2], 1)",
+        2,
+        k,
+        `${k}:notify`,
+        job(n),
+      );
     await client.zadd(`${k}:delayed`, NOW - 1, job(5), NOW + 60, job(6));
     await client.zadd(`${k}:reserved`, NOW - 2, job(7, { attempts: 2 }), NOW + 30, job(8, { attempts: 1 }));
   }
 
-  const strip = (dump: Record<string, unknown>, prefix: string) => Object.fromEntries(Object.entries(dump).map(([k, v]) => [k.slice(prefix.length), v]));
-  const strings = (jobs: (RedisJob | null)[]) => jobs.map((j) => j && [j.getRawBody(), j.getReservedJob(), j.attempts()]);
+  const strip = (dump: Record<string, unknown>, prefix: string) =>
+    Object.fromEntries(Object.entries(dump).map(([k, v]) => [k.slice(prefix.length), v]));
+  const strings = (jobs: (RedisJob | null)[]) =>
+    jobs.map((j) => j && [j.getRawBody(), j.getReservedJob(), j.attempts()]);
 
   it('leaves Redis as the same number of single pops would, and returns the same jobs in the same order', async () => {
     const [a, b] = [randomPrefix(), randomPrefix()];
@@ -84,7 +101,10 @@ describe('RedisQueue.popMany (integration)', function () {
     expect(errors).to.have.length(2);
     expect(errors[0]).to.be.instanceOf(InvalidPayloadError);
     expect(errors[0].message).to.contain(`${k}:larq:invalid`);
-    expect(await quarantinedPayloads(client, `${k}:larq:invalid`)).to.deep.equal(['not json', job(2, { attempts: 'x' })]);
+    expect(await quarantinedPayloads(client, `${k}:larq:invalid`)).to.deep.equal([
+      'not json',
+      job(2, { attempts: 'x' }),
+    ]);
     expect(await client.llen(`${k}:notify`)).to.equal(0);
     expect(await client.zcard(`${k}:reserved`)).to.equal(2);
   });
@@ -93,18 +113,26 @@ describe('RedisQueue.popMany (integration)', function () {
     const p = randomPrefix();
     await client.rpush(`${p}queues:default`, '{one', '{two', '{three');
     const onError: Error[] = [];
-    const thrown = await open(p).popMany('default', 0, 5, (e) => onError.push(e)).catch((e: unknown) => e);
+    const thrown = await open(p)
+      .popMany('default', 0, 5, (e) => onError.push(e))
+      .catch((e: unknown) => e);
     expect(thrown).to.be.instanceOf(InvalidPayloadError);
     expect((thrown as InvalidPayloadError).message).to.contain(`${p}queues:default:larq:invalid`);
     expect(onError.map((e) => e.constructor.name)).to.deep.equal(['InvalidPayloadError', 'InvalidPayloadError']);
-    expect(await quarantinedPayloads(client, `${p}queues:default:larq:invalid`)).to.deep.equal(['{one', '{two', '{three']);
+    expect(await quarantinedPayloads(client, `${p}queues:default:larq:invalid`)).to.deep.equal([
+      '{one',
+      '{two',
+      '{three',
+    ]);
   });
 
   it('throws the error when nothing but an undecodable payload was found', async () => {
     const p = randomPrefix();
     await client.rpush(`${p}queues:default`, '{broken');
     const onError: Error[] = [];
-    const thrown = await open(p).popMany('default', 0, 5, (e) => onError.push(e)).catch((e: unknown) => e);
+    const thrown = await open(p)
+      .popMany('default', 0, 5, (e) => onError.push(e))
+      .catch((e: unknown) => e);
     expect(thrown).to.be.instanceOf(InvalidPayloadError);
     expect(onError).to.deep.equal([]);
     expect(await client.lrange(`${p}queues:larq:invalid`, 0, -1)).to.deep.equal([]);
@@ -126,7 +154,13 @@ describe('RedisQueue.popMany (integration)', function () {
   it('woken by a push, takes the job without asking Redis again: the pop went out behind the BLPOP', async () => {
     const p = randomPrefix();
     const relay = await countingRelay(port);
-    const q = new RedisQueue({ connection: { host: '127.0.0.1', port: relay.port }, prefix: p, clock: new FakeClock(NOW * 1000), retryAfter: 90, blockFor: 2 });
+    const q = new RedisQueue({
+      connection: { host: '127.0.0.1', port: relay.port },
+      prefix: p,
+      clock: new FakeClock(NOW * 1000),
+      retryAfter: 90,
+      blockFor: 2,
+    });
     try {
       const popping = q.popMany('default', 0, 10, () => undefined);
       await new Promise((r) => setTimeout(r, 200));
@@ -160,7 +194,12 @@ describe('RedisQueue.popMany (integration)', function () {
     const p = randomPrefix();
     const q = open(p);
     const k = `${p}queues:default`;
-    const bad = (n: number) => Buffer.concat([Buffer.from(`{"uuid":"u${n}","displayName":"Bad","job":"x@y","data":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`","id":"id${n}","attempts":0}`)]);
+    const bad = (n: number) =>
+      Buffer.concat([
+        Buffer.from(`{"uuid":"u${n}","displayName":"Bad","job":"x@y","data":"`),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(`","id":"id${n}","attempts":0}`),
+      ]);
     for (const n of [1, 2, 3]) await client.rpush(k, bad(n));
     const single = await q.pop();
     const [deleted, released] = await q.popMany('default', 0, 2, () => undefined);
@@ -184,7 +223,9 @@ describe('RedisQueue.popMany (integration)', function () {
       const qa = open(a);
       const singles: (RedisJob | null)[] = [];
       for (let i = 0; i < count; i++) {
-        const popped = await qa.pop().catch((e: unknown) => (e instanceof InvalidPayloadError ? 'quarantined' : Promise.reject(e)));
+        const popped = await qa
+          .pop()
+          .catch((e: unknown) => (e instanceof InvalidPayloadError ? 'quarantined' : Promise.reject(e)));
         if (popped === null) break;
         if (popped !== 'quarantined') singles.push(popped);
       }
@@ -238,7 +279,12 @@ describe('RedisQueue.popMany (integration)', function () {
     await client.config('RESETSTAT');
     expect(await q.popMany('default', 0, 25, () => undefined)).to.have.length(25);
     const calls = (command: string) => commandCalls(client, command);
-    expect({ lpop: await calls('lpop'), lrange: await calls('lrange'), ltrim: await calls('ltrim'), zadd: await calls('zadd') }).to.deep.equal({ lpop: 0, lrange: 1, ltrim: 2, zadd: 1 });
+    expect({
+      lpop: await calls('lpop'),
+      lrange: await calls('lrange'),
+      ltrim: await calls('ltrim'),
+      zadd: await calls('zadd'),
+    }).to.deep.equal({ lpop: 0, lrange: 1, ltrim: 2, zadd: 1 });
     expect(await client.llen(k)).to.equal(5);
     expect(await client.zcard(`${k}:reserved`)).to.equal(25);
   });
@@ -262,7 +308,10 @@ describe('RedisQueue.popMany (integration)', function () {
       const before = await zremCalls();
       await Promise.all([jobs[0].delete(), jobs[2].delete(), jobs[4].delete()]);
       expect((await zremCalls()) - before).to.equal(1);
-      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members([jobs[1].getReservedJob(), jobs[3].getReservedJob()]);
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members([
+        jobs[1].getReservedJob(),
+        jobs[3].getReservedJob(),
+      ]);
       await jobs[1].delete();
       await jobs[3].delete();
       expect(await dumpKeys(client, p)).to.deep.equal({});
@@ -298,9 +347,14 @@ describe('RedisQueue.popMany (integration)', function () {
       monitor.disconnect();
       expect((await zremCalls()) - before).to.equal(1);
       // Redis removed the finished reservations before it reserved the next jobs
-      expect(seen.filter((c) => c !== 'zrangebyscore').slice(0, 2)).to.deep.equal(['zrem', seen.includes('evalsha') ? 'evalsha' : 'eval']);
+      expect(seen.filter((c) => c !== 'zrangebyscore').slice(0, 2)).to.deep.equal([
+        'zrem',
+        seen.includes('evalsha') ? 'evalsha' : 'eval',
+      ]);
       expect(second.map((j) => j.getJobId())).to.deep.equal(['id3', 'id4']);
-      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members(second.map((j) => j.getReservedJob()));
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members(
+        second.map((j) => j.getReservedJob()),
+      );
     });
 
     it("a popMany carries only its own queue's acknowledgements (one cluster slot); others go out on their own", async () => {

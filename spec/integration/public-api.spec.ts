@@ -18,7 +18,10 @@ describe('the public API (package entry only)', function () {
     );
     const queue = new larq.RedisQueue({ connection: { port }, prefix: randomPrefix(), laravel: 13 });
     try {
-      const id = await queue.push(SendInvoice.make({ invoiceId: 1042, customer: larq.php.model('App\\Models\\Customer', 7, {}, 13) }), 'billing');
+      const id = await queue.push(
+        SendInvoice.make({ invoiceId: 1042, customer: larq.php.model('App\\Models\\Customer', 7, {}, 13) }),
+        'billing',
+      );
       expect(id).to.match(/^[A-Za-z0-9]{32}$/);
       expect(await queue.size('billing')).to.equal(1);
 

@@ -42,13 +42,23 @@ function blocks(markdown: string): Block[] {
     const end = lines.indexOf('```', i + 1);
     if (end < 0) throw new Error(`README.md:${i + 1}: a code block is never closed`);
     const marker = /^<!-- readme-spec: (.+?) -->$/.exec(lines[i - 1] ?? '');
-    found.push({ line: i + 1, lang: open[1], code: lines.slice(i + 1, end).join('\n') + '\n', marker: marker ? marker[1] : null });
+    found.push({
+      line: i + 1,
+      lang: open[1],
+      code: lines.slice(i + 1, end).join('\n') + '\n',
+      marker: marker ? marker[1] : null,
+    });
     i = end;
   }
   return found;
 }
 
-type Treatment = { kind: 'ts' } | { kind: 'file'; name: string } | { kind: 'run' } | { kind: 'worker' } | { kind: 'not run'; reason: string };
+type Treatment =
+  | { kind: 'ts' }
+  | { kind: 'file'; name: string }
+  | { kind: 'run' }
+  | { kind: 'worker' }
+  | { kind: 'not run'; reason: string };
 
 function treatment(block: Block): Treatment {
   const where = `README.md:${block.line} (${block.lang || 'no language'})`;
@@ -76,7 +86,11 @@ function larqCommandLines(code: string): string[][] {
   return lines;
 }
 
-function runShell(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; out: string; err: string }> {
+function runShell(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, ...env } });
     let out = '';
@@ -112,7 +126,10 @@ describe('README.md', function () {
 
   it("lists exactly CLI_ENVIRONMENT in its environment table, in the code's order and words", function () {
     const section = README.slice(README.indexOf('## Environment variables'));
-    const table = section.slice(0, section.indexOf('\n## ')).split('\n').filter((l) => l.startsWith('| `'));
+    const table = section
+      .slice(0, section.indexOf('\n## '))
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     const rows = table.map((l) => l.split(' | ').map((c) => c.replace(/^\| |\s\|$/g, '').trim()));
     expect(rows).to.deep.equal(CLI_ENVIRONMENT.map((v) => [`\`${v.name}\``, v.meaning, v.default]));
   });
@@ -165,15 +182,25 @@ describe('README.md', function () {
       const traits = { traits: laravelJobTraits(12) };
       const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
       try {
-        await queue.push(phpClass('App\\Jobs\\SendInvoice', { invoice: 'public' }, traits).make({ invoice: 1042, queue: 'node' }), 'node');
-        await queue.push(phpClass('App\\Jobs\\ChargeCard', { card: 'public' }, traits).make({ card: 7, queue: 'node' }), 'node');
+        await queue.push(
+          phpClass('App\\Jobs\\SendInvoice', { invoice: 'public' }, traits).make({ invoice: 1042, queue: 'node' }),
+          'node',
+        );
+        await queue.push(
+          phpClass('App\\Jobs\\ChargeCard', { card: 'public' }, traits).make({ card: 7, queue: 'node' }),
+          'node',
+        );
       } finally {
         await queue.close();
       }
 
       // A process group of its own, signalled as a whole, as systemd and Supervisor (stopasgroup) do: npx
       // does not pass SIGTERM on to the larq process it starts.
-      const worker = spawn('sh', ['-c', `exec ${steps[2].code.trim()}`], { cwd: app, env: { ...process.env, ...env }, detached: true });
+      const worker = spawn('sh', ['-c', `exec ${steps[2].code.trim()}`], {
+        cwd: app,
+        env: { ...process.env, ...env },
+        detached: true,
+      });
       let out = '';
       let err = '';
       worker.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -182,11 +209,15 @@ describe('README.md', function () {
       try {
         const deadline = Date.now() + 120_000;
         while (!(/SendInvoice \.+ .*DONE/.test(out) && /ChargeCard \.+ .*FAIL/.test(out))) {
-          if (Date.now() > deadline || worker.exitCode !== null) throw new Error(`larq work did not run both jobs:\n${out}\n${err}`);
+          if (Date.now() > deadline || worker.exitCode !== null)
+            throw new Error(`larq work did not run both jobs:\n${out}\n${err}`);
           await new Promise((r) => setTimeout(r, 100));
         }
         process.kill(-worker.pid!, 'SIGTERM');
-        const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 60_000))]);
+        const stopped = await Promise.race([
+          exited.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 60_000)),
+        ]);
         expect(stopped, `larq work did not stop on SIGTERM:\n${out}\n${err}`).to.equal(true);
       } finally {
         try {

@@ -25,7 +25,15 @@ import { waitFor } from '../support/redisProcess';
 import { ownRedis, type OwnRedis } from '../support/redisServer';
 
 const ROOT = join(__dirname, '..', '..');
-const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'readonly-job', data: { n }, id: `id${n}`, attempts: 0 });
+const job = (n: number) =>
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'readonly-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A TCP relay standing for the primary's name: new connections go to `target`, open ones stay where they are. */
@@ -86,7 +94,9 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
     adminA = a.admin();
     adminB = b.admin();
     await adminB.replicaof('127.0.0.1', a.port);
-    await waitFor('B to sync from A', 10000, async () => ((await adminB.info('replication')).includes('master_link_status:up') ? true : undefined));
+    await waitFor('B to sync from A', 10000, async () =>
+      (await adminB.info('replication')).includes('master_link_status:up') ? true : undefined,
+    );
     relay = await movableRelay(a.port);
   });
   afterEach(async () => {
@@ -135,15 +145,32 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
       await q.pushRaw(job(1));
       await failover();
 
-      const refused = await q.pushRaw(job(2)).then(() => null, (e: Error) => e);
+      const refused = await q.pushRaw(job(2)).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       expect((refused as Error).message).to.include(`the push to ${prefix}queues:default`);
 
       // The same queue, no restart: its connection went to B by itself.
       const began = Date.now();
-      await waitFor('a push to reach the new primary', 5000, async () => ((await q.pushRaw(job(3)).then(() => true, () => false)) ? true : undefined), 50);
+      await waitFor(
+        'a push to reach the new primary',
+        5000,
+        async () =>
+          (await q.pushRaw(job(3)).then(
+            () => true,
+            () => false,
+          ))
+            ? true
+            : undefined,
+        50,
+      );
       const resumedMs = Date.now() - began;
-      expect(await adminB.lrange(`${prefix}queues:default`, 0, -1), 'job 2 was not replayed; 1 and 3 are there once').to.deep.equal([job(1), job(3)]);
+      expect(
+        await adminB.lrange(`${prefix}queues:default`, 0, -1),
+        'job 2 was not replayed; 1 and 3 are there once',
+      ).to.deep.equal([job(1), job(3)]);
       expect(await adminB.llen(`${prefix}queues:default:notify`)).to.equal(2);
       expect((await q.pop())!.getJobId()).to.equal('id1');
       console.log(`      first push after the failover: ${(refused as Error).name}; resumed in ${resumedMs} ms`);
@@ -157,9 +184,23 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
     await failover();
 
     // Each command queued in the MULTI gets READONLY; none of them may be written again outside it.
-    const refused = await q.bulkRaw([job(2), { payload: job(3), delay: 60 }, job(4)]).then(() => null, (e: Error) => e);
+    const refused = await q.bulkRaw([job(2), { payload: job(3), delay: 60 }, job(4)]).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(refused, 'the refused bulk').to.be.instanceOf(Error);
-    await waitFor('a bulk push to reach the new primary', 5000, async () => ((await q.bulkRaw([job(5), job(6)]).then(() => true, () => false)) ? true : undefined), 50);
+    await waitFor(
+      'a bulk push to reach the new primary',
+      5000,
+      async () =>
+        (await q.bulkRaw([job(5), job(6)]).then(
+          () => true,
+          () => false,
+        ))
+          ? true
+          : undefined,
+      50,
+    );
     await sleep(200); // anything ioredis would still resend has gone out by now
     expect(await adminB.lrange(`${prefix}queues:default`, 0, -1)).to.deep.equal([job(1), job(5), job(6)]);
     expect(await adminB.zcard(`${prefix}queues:default:delayed`)).to.equal(0);
@@ -209,7 +250,10 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
     await sleep(200);
     worker.stop();
     expect(await daemon).to.deep.equal({ status: 0, reason: 'interrupted' });
-    expect(ran.slice().sort((x, y) => x - y), 'each job ran once').to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(
+      ran.slice().sort((x, y) => x - y),
+      'each job ran once',
+    ).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(await producerB.size(), 'nothing left reserved or waiting on the new primary').to.equal(0);
     console.log(`      worker errors during the failover: ${errors.length ? errors.join(' | ') : 'none'}`);
   });
@@ -231,8 +275,31 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
       const env = join(dir, `${prefix}.env`);
       const record = join(dir, `${prefix}.record`);
       writeFileSync(record, '');
-      writeFileSync(env, ['REDIS_HOST=127.0.0.1', `REDIS_PORT=${relay.port}`, `REDIS_PREFIX=${prefix}`, 'QUEUE_FAILED_DRIVER=null', 'CACHE_STORE=array', 'LARQ_LARAVEL=13', ''].join('\n'));
-      const proc = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`, '--sleep=0.05', '--memory=0', '--quiet'], { cwd: ROOT, env: { ...appFreeEnv(), LARQ_CHAOS_RECORD: record } });
+      writeFileSync(
+        env,
+        [
+          'REDIS_HOST=127.0.0.1',
+          `REDIS_PORT=${relay.port}`,
+          `REDIS_PREFIX=${prefix}`,
+          'QUEUE_FAILED_DRIVER=null',
+          'CACHE_STORE=array',
+          'LARQ_LARAVEL=13',
+          '',
+        ].join('\n'),
+      );
+      const proc = spawn(
+        process.execPath,
+        [
+          cli.main,
+          'work',
+          `--env=${env}`,
+          `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`,
+          '--sleep=0.05',
+          '--memory=0',
+          '--quiet',
+        ],
+        { cwd: ROOT, env: { ...appFreeEnv(), LARQ_CHAOS_RECORD: record } },
+      );
       let stderr = '';
       proc.stderr!.on('data', (d) => (stderr += d));
       proc.stdout!.resume();
@@ -241,7 +308,11 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
         proc.kill('SIGKILL');
         await exited;
       });
-      const steps = () => readFileSync(record, 'utf8').split('\n').filter((l) => l.startsWith('end ')).map((l) => Number(l.split(' ')[1]));
+      const steps = () =>
+        readFileSync(record, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('end '))
+          .map((l) => Number(l.split(' ')[1]));
 
       const producerA = queueOn(a.port, prefix);
       await producerA.push(ChainStep.make({ step: 1 }));
@@ -249,7 +320,12 @@ describe('READONLY after a failover: larq reconnects to the new primary', functi
       await failover();
       const producerB = queueOn(b.port, prefix);
       for (let step = 2; step <= 5; step++) await producerB.push(ChainStep.make({ step }));
-      await waitFor('steps 2 to 5 to run on the new primary', 15000, async () => (steps().length >= 5 ? true : undefined), 50).catch((e: Error) => {
+      await waitFor(
+        'steps 2 to 5 to run on the new primary',
+        15000,
+        async () => (steps().length >= 5 ? true : undefined),
+        50,
+      ).catch((e: Error) => {
         throw new Error(`${e.message}; ran ${JSON.stringify(steps())}; stderr: ${stderr}`);
       });
       proc.kill('SIGTERM');

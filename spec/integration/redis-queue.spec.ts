@@ -10,12 +10,29 @@ import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey } from '../../lib/redis/keys';
 import { slug } from '../../lib/support/Str';
 import { scriptSha, scriptSource } from '../../lib/redis/scripts';
-import { commandCalls, countingRelay, dumpKeys, freePort, monitorCaughtUp, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import {
+  commandCalls,
+  countingRelay,
+  dumpKeys,
+  freePort,
+  monitorCaughtUp,
+  randomPrefix,
+  rawClient,
+  requireRedis,
+} from '../support/redis';
 import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
 const job = (n: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'x@y', data: { n }, id: `id${n}`, attempts: 0, ...extra });
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'x@y',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+    ...extra,
+  });
 
 describe('RedisQueue (integration)', function () {
   let port: number;
@@ -69,9 +86,15 @@ describe('RedisQueue (integration)', function () {
 
     it('honours migrationBatchSize: 0 moves nothing, 2 moves two, -1 moves all', async () => {
       await client.zadd(key(':delayed'), ...[1, 2, 3, 4, 5].flatMap((n) => [NOW - 10 + n, `m${n}`]));
-      expect(await open({ migrationBatchSize: 0 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal([]);
-      expect(await open({ migrationBatchSize: 2 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['m1', 'm2']);
-      expect(await open({ migrationBatchSize: -1 }).migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['m3', 'm4', 'm5']);
+      expect(
+        await open({ migrationBatchSize: 0 }).migrateExpiredJobs('queues:default:delayed', 'queues:default'),
+      ).to.deep.equal([]);
+      expect(
+        await open({ migrationBatchSize: 2 }).migrateExpiredJobs('queues:default:delayed', 'queues:default'),
+      ).to.deep.equal(['m1', 'm2']);
+      expect(
+        await open({ migrationBatchSize: -1 }).migrateExpiredJobs('queues:default:delayed', 'queues:default'),
+      ).to.deep.equal(['m3', 'm4', 'm5']);
       expect(await list(key())).to.deep.equal(['m1', 'm2', 'm3', 'm4', 'm5']);
       expect(await client.llen(key(':notify'))).to.equal(5);
     });
@@ -156,7 +179,13 @@ describe('RedisQueue (integration)', function () {
       // From push to job in one round trip instead of two: the pop waits in the blocking connection's
       // input, Redis runs it as soon as BLPOP takes the token, and both replies come back together.
       const relay = await countingRelay(port);
-      const q = new RedisQueue({ connection: { host: '127.0.0.1', port: relay.port }, prefix, clock, retryAfter: 90, blockFor: 5 });
+      const q = new RedisQueue({
+        connection: { host: '127.0.0.1', port: relay.port },
+        prefix,
+        clock,
+        retryAfter: 90,
+        blockFor: 5,
+      });
       try {
         const popping = q.pop();
         await new Promise((r) => setTimeout(r, 200));
@@ -193,7 +222,10 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size(); // on the same connection as the correction, so after it
-      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([popped.getReservedJob(), String(NOW + 3 + 90)]);
+      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+        popped.getReservedJob(),
+        String(NOW + 3 + 90),
+      ]);
     });
 
     it('with retryAfter null too, the reservation of a wait that crossed a second is scored at the wake-up', async () => {
@@ -204,7 +236,10 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size();
-      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([popped.getReservedJob(), String(NOW + 2)]);
+      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+        popped.getReservedJob(),
+        String(NOW + 2),
+      ]);
     });
 
     it('a wait longer than half of retryAfter goes out as BLPOPs that long at most, and still lasts blockFor', async () => {
@@ -232,7 +267,9 @@ describe('RedisQueue (integration)', function () {
       const q = open();
       await q.bulkRaw([job(1), job(2), { payload: job(3), delay: 60 }]);
       await q.pop();
-      expect([await q.size(), await q.pendingSize(), await q.delayedSize(), await q.reservedSize()]).to.deep.equal([3, 1, 1, 1]);
+      expect([await q.size(), await q.pendingSize(), await q.delayedSize(), await q.reservedSize()]).to.deep.equal([
+        3, 1, 1, 1,
+      ]);
       expect(await q.clear()).to.equal(3);
       expect(await dumpKeys(client, prefix)).to.deep.equal({});
     });
@@ -244,14 +281,37 @@ describe('RedisQueue (integration)', function () {
       await q.laterRaw(30, job(2));
       await client.zadd(key(':reserved'), NOW + 90, job(3, { attempts: 2 }));
       expect(await q.pendingJobs()).to.deep.equal([
-        { uuid: 'u1', queue: 'default', name: 'Job1', attempts: 0, payload: job(1, { createdAt: NOW }), createdAt: NOW },
+        {
+          uuid: 'u1',
+          queue: 'default',
+          name: 'Job1',
+          attempts: 0,
+          payload: job(1, { createdAt: NOW }),
+          createdAt: NOW,
+        },
         { uuid: null, queue: 'default', name: null, attempts: 0, payload: 'not json', createdAt: null },
       ]);
       expect(await q.delayedJobs()).to.deep.equal([
-        { uuid: 'u2', queue: 'default', name: 'Job2', attempts: 0, payload: job(2), createdAt: null, availableAt: NOW + 30 },
+        {
+          uuid: 'u2',
+          queue: 'default',
+          name: 'Job2',
+          attempts: 0,
+          payload: job(2),
+          createdAt: null,
+          availableAt: NOW + 30,
+        },
       ]);
       expect(await q.reservedJobs()).to.deep.equal([
-        { uuid: 'u3', queue: 'default', name: 'Job3', attempts: 2, payload: job(3, { attempts: 2 }), createdAt: null, reservedUntil: NOW + 90 },
+        {
+          uuid: 'u3',
+          queue: 'default',
+          name: 'Job3',
+          attempts: 2,
+          payload: job(3, { attempts: 2 }),
+          createdAt: null,
+          reservedUntil: NOW + 90,
+        },
       ]);
     });
 
@@ -275,7 +335,9 @@ describe('RedisQueue (integration)', function () {
       expect(slug('My App', '_')).to.equal('my_app');
       expect(slug('  --My__App!! 2-- ', '_')).to.equal('my_app_2');
       expect(slug('Straße Øl', '-')).to.equal('strasse-ol');
-      expect(new RedisQueue({ connection: { lazyConnect: true }, appName: 'My App', laravel: 8 }).options.prefix).to.equal('my_app_database_');
+      expect(
+        new RedisQueue({ connection: { lazyConnect: true }, appName: 'My App', laravel: 8 }).options.prefix,
+      ).to.equal('my_app_database_');
       expect(new RedisQueue({ connection: { lazyConnect: true } }).options.prefix).to.equal('laravel-database-');
     });
 
@@ -294,7 +356,10 @@ describe('RedisQueue (integration)', function () {
       await q.pushRaw(job(1));
       await q.pushRaw(job(2), '{x}y');
       expect(Object.keys(await dumpKeys(client, prefix))).to.deep.equal([
-        `${prefix}queues:{default}`, `${prefix}queues:{default}:notify`, `${prefix}queues:{x}y`, `${prefix}queues:{x}y:notify`,
+        `${prefix}queues:{default}`,
+        `${prefix}queues:{default}:notify`,
+        `${prefix}queues:{x}y`,
+        `${prefix}queues:{x}y:notify`,
       ]);
       expect((await q.pop())!.getQueue()).to.equal('default');
     });
@@ -311,9 +376,14 @@ describe('RedisQueue (integration)', function () {
         const q = open();
         await q.pushRaw(payload);
         await q.pushRaw(job(2));
-        const error = await q.pop().then(() => null, (e: unknown) => e);
+        const error = await q.pop().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error).to.be.instanceOf(InvalidPayloadError);
-        expect((error as InvalidPayloadError).message).to.contain('"default"').and.contain(key(':larq:invalid'));
+        expect((error as InvalidPayloadError).message)
+          .to.contain('"default"')
+          .and.contain(key(':larq:invalid'));
         expect((error as InvalidPayloadError).payload).to.equal(payload);
         expect(await quarantinedPayloads(client, key(':larq:invalid'))).to.deep.equal([payload]);
         expect(await list(key(':notify'))).to.deep.equal(['1']);
@@ -341,7 +411,8 @@ describe('RedisQueue (integration)', function () {
       const monitor = await rawClient(port).monitor();
       const seen: string[] = [];
       monitor.on('monitor', (_time: string, args: string[]) => {
-        if (args.some((a) => a.startsWith(prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase())) seen.push(args[0].toLowerCase());
+        if (args.some((a) => a.startsWith(prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase()))
+          seen.push(args[0].toLowerCase());
       });
       await action();
       await monitorCaughtUp(monitor, client);
@@ -369,18 +440,38 @@ describe('RedisQueue (integration)', function () {
         await popping;
       });
       // MONITOR shows BLPOP when it starts to wait, before the push that wakes it.
-      expect(seen).to.deep.equal(['eval', 'zrangebyscore', 'eval', 'zrangebyscore', 'eval', 'lpop', 'blpop', 'eval', 'rpush', 'rpush', 'eval', 'lpop', 'zadd', 'lpop']);
+      expect(seen).to.deep.equal([
+        'eval',
+        'zrangebyscore',
+        'eval',
+        'zrangebyscore',
+        'eval',
+        'lpop',
+        'blpop',
+        'eval',
+        'rpush',
+        'rpush',
+        'eval',
+        'lpop',
+        'zadd',
+        'lpop',
+      ]);
     });
 
     it('push and later run their scripts by SHA (the one Redis files them under), and again by text after SCRIPT FLUSH', async () => {
       const q = open();
       await q.pushRaw(job(1));
       await q.laterRaw(10, job(0)); // both scripts are on the server from here on
-      expect(await client.script('EXISTS', scriptSha(scriptSource('push')), scriptSha(scriptSource('later')))).to.deep.equal([1, 1]);
+      expect(
+        await client.script('EXISTS', scriptSha(scriptSource('push')), scriptSha(scriptSource('later'))),
+      ).to.deep.equal([1, 1]);
       const [evalshaBefore, evalBefore] = [await commandCalls(client, 'evalsha'), await commandCalls(client, 'eval')];
       await q.pushRaw(job(2));
       await q.laterRaw(10, job(3));
-      expect([(await commandCalls(client, 'evalsha')) - evalshaBefore, (await commandCalls(client, 'eval')) - evalBefore]).to.deep.equal([2, 0]);
+      expect([
+        (await commandCalls(client, 'evalsha')) - evalshaBefore,
+        (await commandCalls(client, 'eval')) - evalBefore,
+      ]).to.deep.equal([2, 0]);
       await client.script('FLUSH');
       // Redis refuses the SHA without running anything; the call is made again with the script's text.
       const seen = await record(async () => {
@@ -427,7 +518,9 @@ describe('RedisQueue (integration)', function () {
       const Big = phpClass('App\\Jobs\\Big', { pad: 'public' });
       const q = open();
       await q.size();
-      const jobs: Parameters<RedisQueue['bulk']>[0] = Array.from({ length: 200 }, () => Big.make({ pad: 'x'.repeat(2000) }));
+      const jobs: Parameters<RedisQueue['bulk']>[0] = Array.from({ length: 200 }, () =>
+        Big.make({ pad: 'x'.repeat(2000) }),
+      );
       jobs.push({} as never); // neither a job object nor a string job: refused when its turn comes
       const error = await q.bulk(jobs).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(InvalidOptionError);
@@ -510,7 +603,9 @@ describe('RedisQueue (integration)', function () {
     it('bulk that Redis ran in part (WRONGTYPE on :delayed during EXEC) rejects naming exactly the entries that landed', async () => {
       const q = open();
       await client.set(key(':delayed'), 'not a sorted set');
-      const error = (await q.bulkRaw([job(1), { payload: job(2), delay: 60 }, job(3)]).catch((e: unknown) => e)) as BulkPartlyPushedError;
+      const error = (await q
+        .bulkRaw([job(1), { payload: job(2), delay: 60 }, job(3)])
+        .catch((e: unknown) => e)) as BulkPartlyPushedError;
       expect(error).to.be.instanceOf(BulkPartlyPushedError);
       expect(error.landed).to.deep.equal([0, 2]);
       expect(error.notLanded).to.deep.equal([1]);
@@ -555,7 +650,10 @@ describe('RedisQueue (integration)', function () {
     });
 
     it('push and later land, in order, on a connection not connected yet and on one that auto-pipelines', async () => {
-      for (const [name, extra] of [['lazy', { lazyConnect: true }], ['auto', { enableAutoPipelining: true }]] as const) {
+      for (const [name, extra] of [
+        ['lazy', { lazyConnect: true }],
+        ['auto', { enableAutoPipelining: true }],
+      ] as const) {
         const q = open({ connection: { port, host: '127.0.0.1', ...extra } });
         await Promise.all([q.pushRaw(job(1), name), q.laterRaw(5, job(2), name), q.pushRaw(job(3), name)]);
         expect(await list(`${prefix}queues:${name}`), name).to.deep.equal([job(1), job(3)]);
@@ -576,7 +674,8 @@ describe('RedisQueue (integration)', function () {
       ];
       for (const [options, option] of bad) {
         expect(() => new RedisQueue({ connection: { lazyConnect: true }, ...options }), option)
-          .to.throw(InvalidOptionError).with.property('option', option);
+          .to.throw(InvalidOptionError)
+          .with.property('option', option);
       }
     });
 

@@ -77,11 +77,29 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
     );
     const workers: { proc: ChildProcess; exited: Promise<number | null>; stderr: string }[] = [];
     for (let i = 0; i < WORKERS; i++) {
-      const proc = spawn(process.execPath, [cli.main, 'work', `--env=${env}`, `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`, '--concurrency=20', '--tries=0', '--sleep=0.1', '--memory=0', '--quiet'], {
-        cwd: ROOT,
-        env: { ...appFreeEnv(), LARQ_CHAOS_RECORD: record },
-      });
-      const worker = { proc, stderr: '', exited: new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code))) };
+      const proc = spawn(
+        process.execPath,
+        [
+          cli.main,
+          'work',
+          `--env=${env}`,
+          `--handlers=${cli.compiled('spec/support/chaosHandlers.ts')}`,
+          '--concurrency=20',
+          '--tries=0',
+          '--sleep=0.1',
+          '--memory=0',
+          '--quiet',
+        ],
+        {
+          cwd: ROOT,
+          env: { ...appFreeEnv(), LARQ_CHAOS_RECORD: record },
+        },
+      );
+      const worker = {
+        proc,
+        stderr: '',
+        exited: new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code))),
+      };
       proc.stderr!.on('data', (d) => (worker.stderr += d));
       proc.stdout!.resume();
       workers.push(worker);
@@ -92,20 +110,32 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
     };
 
     // The dispatcher: ioredis' Sentinel options, so the queue opens (and owns) its client.
-    const producer = new RedisQueue({ connection: { sentinels: setup.sentinels, name: setup.name }, prefix, laravel: 13, retryAfter: RETRY_AFTER });
+    const producer = new RedisQueue({
+      connection: { sentinels: setup.sentinels, name: setup.name },
+      prefix,
+      laravel: 13,
+      retryAfter: RETRY_AFTER,
+    });
     const confirmed = new Map<number, number>(); // step -> when its push was confirmed
     const unconfirmed = new Set<number>();
     const refused = new Map<number, string>();
     const settle = (steps: number[]) =>
       [
         () => steps.forEach((n) => confirmed.set(n, Date.now())),
-        (e: Error) => steps.forEach((n) => (e.name === 'UnconfirmedWriteError' ? unconfirmed.add(n) : refused.set(n, `${e.name}: ${e.message}`))),
+        (e: Error) =>
+          steps.forEach((n) =>
+            e.name === 'UnconfirmedWriteError' ? unconfirmed.add(n) : refused.set(n, `${e.name}: ${e.message}`),
+          ),
       ] as const;
 
     let failover: SentinelFailover | undefined;
     let killedAt = 0;
     let rejoinedMs = 0;
-    const lines = () => readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
+    const lines = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' '));
     // Both workers are running jobs when the primary dies (a `larq work` that cannot reach Redis at start-up
     // exits, by design; this spec is about workers that were up).
     const working = () => new Set(lines().map((l) => Number(l[2])));
@@ -117,11 +147,12 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
       await setup.restart(failover.killedPort);
       rejoinedMs = Date.now() - killedAt;
     })();
-    for (let next = 1; next <= JOBS; ) {
+    for (let next = 1; next <= JOBS;) {
       const bulk = Array.from({ length: Math.min(100, JOBS - next + 1) }, (_, i) => next + i);
       next += bulk.length;
       await producer.bulk(bulk.map((step) => ChainStep.make({ step }))).then(...settle(bulk));
-      for (let i = 0; i < 10 && next <= JOBS; i++, next++) await producer.push(ChainStep.make({ step: next })).then(...settle([next]));
+      for (let i = 0; i < 10 && next <= JOBS; i++, next++)
+        await producer.push(ChainStep.make({ step: next })).then(...settle([next]));
       await sleep(20);
     }
     const pushedAt = Date.now();
@@ -134,7 +165,11 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
       drained = [...confirmed.keys()].every((n) => ran.has(n)) && (await producer.size()) === 0;
       if (!drained) await sleep(250);
     }
-    const left = { waiting: await producer.pendingSize(), delayed: await producer.delayedSize(), reserved: await producer.reservedSize() };
+    const left = {
+      waiting: await producer.pendingSize(),
+      delayed: await producer.delayedSize(),
+      reserved: await producer.reservedSize(),
+    };
     const codes = await stopWorkers();
     await producer.close();
     const stderr = workers.map((w) => w.stderr).join('\n');
@@ -143,7 +178,8 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
     const runs = new Map<number, Run[]>();
     for (const [event, step, pid, , t] of lines()) {
       const n = Number(step);
-      if (event === 'start') runs.set(n, [...(runs.get(n) ?? []), { step: n, pid: Number(pid), start: Number(t), end: undefined }]);
+      if (event === 'start')
+        runs.set(n, [...(runs.get(n) ?? []), { step: n, pid: Number(pid), start: Number(t), end: undefined }]);
       else runs.get(n)!.find((r) => r.pid === Number(pid) && r.end === undefined)!.end = Number(t);
     }
     const lost = [...confirmed.keys()].filter((n) => !runs.has(n));
@@ -162,7 +198,13 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
     const unexplained = explained.filter((d) => d.why === null || d.runs > 2);
     // A start within IN_FLIGHT_MS of the kill may come from a pop the old primary answered; the sentinels
     // take longer than that to promote the replica, so a later start came from the new primary.
-    const firstStartAfterKill = (pid: number) => Math.min(...[...runs.values()].flat().filter((r) => r.pid === pid && r.start > killedAt + IN_FLIGHT_MS).map((r) => r.start));
+    const firstStartAfterKill = (pid: number) =>
+      Math.min(
+        ...[...runs.values()]
+          .flat()
+          .filter((r) => r.pid === pid && r.start > killedAt + IN_FLIGHT_MS)
+          .map((r) => r.start),
+      );
     const resumedIn = workers.map((w) => firstStartAfterKill(w.proc.pid!) - killedAt);
     const pushResumedIn = Math.min(...[...confirmed.values()].filter((t) => t > killedAt + IN_FLIGHT_MS)) - killedAt;
 
@@ -170,16 +212,27 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
       `      ${confirmed.size} pushes confirmed, ${unconfirmed.size} unconfirmed (${[...unconfirmed].filter((n) => runs.has(n)).length} of them ran), ${refused.size} refused; ` +
         `all pushed ${pushedAt - began} ms after the start; primary killed at ${killedAt - began} ms, failover ${failover?.failoverMs} ms (port ${failover?.killedPort} -> ${failover?.promotedPort}), old primary back as a replica ${rejoinedMs} ms after the kill`,
     );
-    console.log(`      ${runs.size} jobs ran: ${runs.size - twice.length} once, ${twice.length} twice; ${lost.length} lost; left in Redis ${JSON.stringify(left)}`);
+    console.log(
+      `      ${runs.size} jobs ran: ${runs.size - twice.length} once, ${twice.length} twice; ${lost.length} lost; left in Redis ${JSON.stringify(left)}`,
+    );
     for (const d of explained) console.log(`        job ${d.step} ran ${d.runs} times: ${d.why ?? 'UNEXPLAINED'}`);
-    console.log(`      time to resume after the kill: workers ${resumedIn.join(', ')} ms (first job started), dispatcher ${pushResumedIn} ms (first push confirmed); whole run ${Date.now() - began} ms`);
+    console.log(
+      `      time to resume after the kill: workers ${resumedIn.join(', ')} ms (first job started), dispatcher ${pushResumedIn} ms (first push confirmed); whole run ${Date.now() - began} ms`,
+    );
 
-    expect(lost.slice(0, 10), `${lost.length} confirmed jobs never ran; ${JSON.stringify(left)} left; stderr: ${stderr.slice(-2000)}`).to.deep.equal([]);
+    expect(
+      lost.slice(0, 10),
+      `${lost.length} confirmed jobs never ran; ${JSON.stringify(left)} left; stderr: ${stderr.slice(-2000)}`,
+    ).to.deep.equal([]);
     expect(ranAfterRefusal, 'refused pushes that ran').to.deep.equal([]);
-    expect(unexplained.slice(0, 10), `${unexplained.length} jobs ran more than once with no reservation in flight at the kill`).to.deep.equal([]);
+    expect(
+      unexplained.slice(0, 10),
+      `${unexplained.length} jobs ran more than once with no reservation in flight at the kill`,
+    ).to.deep.equal([]);
     expect(left, 'jobs left in Redis').to.deep.equal({ waiting: 0, delayed: 0, reserved: 0 });
     expect(Object.fromEntries([...refused].slice(0, 5)), 'pushes refused during the failover').to.deep.equal({});
-    for (const ms of [...resumedIn, pushResumedIn]) expect(ms, 'a worker or the dispatcher resumed without a restart').to.be.finite;
+    for (const ms of [...resumedIn, pushResumedIn])
+      expect(ms, 'a worker or the dispatcher resumed without a restart').to.be.finite;
     expect(codes, stderr).to.deep.equal(new Array(WORKERS).fill(0));
     expect(Date.now() - began, 'the run is bounded').to.be.below(120000);
   });

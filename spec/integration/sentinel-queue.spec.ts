@@ -8,7 +8,15 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { randomPrefix } from '../support/redis';
 import { LocalSentinel } from '../support/sentinel';
 
-const job = (n: number) => JSON.stringify({ uuid: `u${n}`, displayName: `Job${n}`, job: 'sentinel-job', data: { n }, id: `id${n}`, attempts: 0 });
+const job = (n: number) =>
+  JSON.stringify({
+    uuid: `u${n}`,
+    displayName: `Job${n}`,
+    job: 'sentinel-job',
+    data: { n },
+    id: `id${n}`,
+    attempts: 0,
+  });
 
 describe('RedisQueue over Sentinel', function () {
   this.timeout(90000);
@@ -24,7 +32,12 @@ describe('RedisQueue over Sentinel', function () {
   });
 
   function open(prefix: string, blockFor: number | null = null): RedisQueue {
-    const q = new RedisQueue({ connection: { sentinels: setup.sentinels, name: setup.name }, prefix, retryAfter: 90, blockFor });
+    const q = new RedisQueue({
+      connection: { sentinels: setup.sentinels, name: setup.name },
+      prefix,
+      retryAfter: 90,
+      blockFor,
+    });
     opened.push(q);
     return q;
   }
@@ -79,8 +92,13 @@ describe('RedisQueue over Sentinel', function () {
     worker.stop();
     expect(await daemon).to.deep.equal({ status: 0, reason: 'interrupted' });
     expect(rejected, 'pushes rejected during the failover').to.deep.equal([]);
-    expect(pushed.filter((p) => !ran.includes(p)), 'pushed but never run').to.deep.equal([]);
+    expect(
+      pushed.filter((p) => !ran.includes(p)),
+      'pushed but never run',
+    ).to.deep.equal([]);
     expect(await producer.size()).to.equal(0);
-    console.log(`      failover ${failover.failoverMs} ms; ${pushed.length} pushed, ${new Set(ran).size} ran, ${ran.length - new Set(ran).size} ran twice`);
+    console.log(
+      `      failover ${failover.failoverMs} ms; ${pushed.length} pushed, ${new Set(ran).size} ran, ${ran.length - new Set(ran).size} ran twice`,
+    );
   });
 });

@@ -32,9 +32,40 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     dir = mkdtempSync(join(tmpdir(), 'larq-tls-'));
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     tlsPort = await freePort();
-    server = await ownRedis(['--tls-port', String(tlsPort), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no']);
+    server = await ownRedis([
+      '--tls-port',
+      String(tlsPort),
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      cert,
+      '--tls-auth-clients',
+      'no',
+    ]);
     tls = { ca: readFileSync(cert), servername: 'localhost' };
     admin = server.admin();
   });
@@ -47,7 +78,11 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
   // Push `total` ChainStep jobs (bulk and push, a few delayed by 1 s) while `cut` kills the client
   // connections now and then, work them with a worker of concurrency 10 on the same connection options,
   // and return how often each step ran.
-  async function run(connection: RedisOptions, total: number, cutEveryMs: number | null): Promise<{ runs: Map<number, number>; kills: number; leftOver: number }> {
+  async function run(
+    connection: RedisOptions,
+    total: number,
+    cutEveryMs: number | null,
+  ): Promise<{ runs: Map<number, number>; kills: number; leftOver: number }> {
     const prefix = randomPrefix();
     const producer = new RedisQueue({ connection, prefix, laravel: 13, retryAfter: 3 });
     const queue = new RedisQueue({ connection, prefix, laravel: 13, retryAfter: 3, blockFor: 1 });
@@ -68,7 +103,10 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     const cutter = (async () => {
       while (cutting) {
         await new Promise((r) => setTimeout(r, cutEveryMs ?? 0));
-        await admin.client('KILL', 'TYPE', 'normal').then(() => kills++, () => undefined);
+        await admin.client('KILL', 'TYPE', 'normal').then(
+          () => kills++,
+          () => undefined,
+        );
       }
     })();
 
@@ -79,17 +117,33 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     for (let from = 1; from <= total; from += 100) {
       const batch = Array.from({ length: Math.min(100, total - from + 1) }, (_, i) => from + i);
       const [first, ...rest] = batch;
-      await producer.push(step(first)).then(() => confirmed.add(first), () => undefined);
-      await producer.bulk(rest.map((n) => (n % 10 === 0 ? { ...step(n), delay: 1 } : step(n)))).then(() => rest.forEach((n) => confirmed.add(n)), () => undefined);
+      await producer.push(step(first)).then(
+        () => confirmed.add(first),
+        () => undefined,
+      );
+      await producer.bulk(rest.map((n) => (n % 10 === 0 ? { ...step(n), delay: 1 } : step(n)))).then(
+        () => rest.forEach((n) => confirmed.add(n)),
+        () => undefined,
+      );
     }
     // What a lost reply left unknown: push it now unless it ran or is waiting somewhere.
     const unknown = Array.from({ length: total }, (_, i) => i + 1).filter((n) => !confirmed.has(n));
     const keys = queue.keys.forQueue('default');
     for (const n of unknown) {
       for (;;) {
-        const stored = [...(await admin.lrange(keys.queue, 0, -1)), ...(await admin.zrange(keys.delayed, 0, -1)), ...(await admin.zrange(keys.reserved, 0, -1))];
+        const stored = [
+          ...(await admin.lrange(keys.queue, 0, -1)),
+          ...(await admin.zrange(keys.delayed, 0, -1)),
+          ...(await admin.zrange(keys.reserved, 0, -1)),
+        ];
         if (runs.has(n) || stored.some((p) => p.includes(`s:4:"step";i:${n};`))) break;
-        if (await producer.push(step(n)).then(() => true, () => false)) break;
+        if (
+          await producer.push(step(n)).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
       }
     }
 
@@ -100,18 +154,28 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     await cutter;
     worker.stop();
     await working;
-    const leftOver = (await admin.llen(keys.queue)) + (await admin.zcard(keys.delayed)) + (await admin.zcard(keys.reserved));
+    const leftOver =
+      (await admin.llen(keys.queue)) + (await admin.zcard(keys.delayed)) + (await admin.zcard(keys.reserved));
     await producer.close();
     await queue.close();
-    expect(errors.filter((m) => !/did not answer|unreachable/.test(m)), 'unexpected worker errors').to.deep.equal([]);
-    expect(runs.size, `jobs that ran (worker stopped: ${JSON.stringify(stoppedEarly)}, errors: ${[...new Set(errors)].slice(0, 5).join(' | ')}; ${unknown.length} pushes unconfirmed, ${leftOver} left in Redis)`).to.equal(total);
+    expect(
+      errors.filter((m) => !/did not answer|unreachable/.test(m)),
+      'unexpected worker errors',
+    ).to.deep.equal([]);
+    expect(
+      runs.size,
+      `jobs that ran (worker stopped: ${JSON.stringify(stoppedEarly)}, errors: ${[...new Set(errors)].slice(0, 5).join(' | ')}; ${unknown.length} pushes unconfirmed, ${leftOver} left in Redis)`,
+    ).to.equal(total);
     return { runs, kills, leftOver };
   }
 
   it('pushes, bulk pushes and works every job over TLS', async () => {
     const { runs, leftOver } = await run({ host: '127.0.0.1', port: tlsPort, tls }, 500, null);
     expect(runs.size).to.equal(500);
-    expect([...runs.values()].every((n) => n === 1), 'a job ran twice').to.equal(true);
+    expect(
+      [...runs.values()].every((n) => n === 1),
+      'a job ran twice',
+    ).to.equal(true);
     expect(leftOver).to.equal(0);
   });
 

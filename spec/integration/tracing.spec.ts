@@ -68,7 +68,11 @@ describe('Job tracing with OpenTelemetry', function () {
     const send = spans.find((s) => s.name === 'send mail')!;
     expect(send.kind).to.equal(SpanKind.PRODUCER);
     expect(send.parentSpanContext?.spanId).to.equal(process.spanContext().spanId);
-    expect(send.attributes).to.include({ 'messaging.system': 'redis', 'messaging.destination.name': 'mail', 'messaging.operation.type': 'send' });
+    expect(send.attributes).to.include({
+      'messaging.system': 'redis',
+      'messaging.destination.name': 'mail',
+      'messaging.operation.type': 'send',
+    });
     // The pushed payload carries the send span's context where the PHP packages read it: top-level keys.
     expect(pushed.traceparent).to.equal(`00-${php.traceId}-${send.spanContext().spanId}-01`);
     expect(pushed.tracestate).to.equal('php=1');
@@ -79,7 +83,10 @@ describe('Job tracing with OpenTelemetry', function () {
     await queue.push({ command: welcome(), extra: { traceparent: '00-zzzz-not-a-context-01' } });
     await queue.push({ command: welcome(), extra: { traceparent: 5 } });
     let ran = 0;
-    expect(await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran++))).to.deep.equal({ status: 0, reason: 'empty' });
+    expect(await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran++))).to.deep.equal({
+      status: 0,
+      reason: 'empty',
+    });
     expect(ran).to.equal(2);
     const spans = sdk.spans().filter((s) => s.name === 'process default');
     expect(spans).to.have.length(2);
@@ -91,7 +98,12 @@ describe('Job tracing with OpenTelemetry', function () {
 
   it('links instead of parenting when asked, as the PHP package does for TracingLinked jobs', async function () {
     await queue.close();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 13, telemetry: { tracing: new JobTracing({ link: (name) => name.endsWith('SendWelcomeEmail') }) } });
+    queue = new RedisQueue({
+      connection: { port },
+      prefix,
+      laravel: 13,
+      telemetry: { tracing: new JobTracing({ link: (name) => name.endsWith('SendWelcomeEmail') }) },
+    });
     const php = phpTraceparent();
     await queue.push({ command: welcome(), extra: { traceparent: php.traceparent } });
     await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => undefined));
@@ -109,7 +121,11 @@ describe('Job tracing with OpenTelemetry', function () {
     await run(handlers, { maxTries: 2 });
     const processSpan = () => sdk.spans().filter((s) => s.name === 'process default')[0];
     let span = processSpan();
-    expect(span.attributes).to.include({ 'larq.job.outcome': 'released', 'larq.job.release_delay': 7, 'error.type': 'TypeError' });
+    expect(span.attributes).to.include({
+      'larq.job.outcome': 'released',
+      'larq.job.release_delay': 7,
+      'error.type': 'TypeError',
+    });
     expect(span.status.code).to.not.equal(SpanStatusCode.ERROR);
 
     sdk.reset();
@@ -123,7 +139,12 @@ describe('Job tracing with OpenTelemetry', function () {
 
     sdk.reset();
     await queue.push({ command: welcome(), timeout: 1, maxTries: 1 });
-    await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', (_c, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))));
+    await run(
+      new Handlers().object(
+        'App\\Jobs\\SendWelcomeEmail',
+        (_c, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())),
+      ),
+    );
     span = processSpan();
     expect(span.attributes).to.include({ 'larq.job.outcome': 'timed_out', 'error.type': 'TimeoutExceededError' });
     expect(span.status.code).to.equal(SpanStatusCode.ERROR);
@@ -138,8 +159,12 @@ describe('Job tracing with OpenTelemetry', function () {
     expect(send.attributes['messaging.batch.message_count']).to.equal(3);
     const request = sdk.spans().find((s) => s.name === 'request')!;
     expect(send.parentSpanContext?.spanId).to.equal(request.spanContext().spanId);
-    const payloads = (await client.lrange(`${prefix}queues:default`, 0, -1)).map((p) => JSON.parse(p) as { traceparent: string });
-    expect(payloads.map((p) => p.traceparent)).to.deep.equal(Array(3).fill(`00-${send.spanContext().traceId}-${send.spanContext().spanId}-01`));
+    const payloads = (await client.lrange(`${prefix}queues:default`, 0, -1)).map(
+      (p) => JSON.parse(p) as { traceparent: string },
+    );
+    expect(payloads.map((p) => p.traceparent)).to.deep.equal(
+      Array(3).fill(`00-${send.spanContext().traceId}-${send.spanContext().spanId}-01`),
+    );
   });
 });
 
@@ -149,13 +174,21 @@ describe('Job tracing without an OpenTelemetry SDK', function () {
     const client = rawClient(port);
     const prefix = randomPrefix();
     const clock = { nowMs: () => 1_700_000_000_000 };
-    const traced = new RedisQueue({ connection: { port }, prefix, laravel: 13, clock, telemetry: { tracing: new JobTracing() } });
+    const traced = new RedisQueue({
+      connection: { port },
+      prefix,
+      laravel: 13,
+      clock,
+      telemetry: { tracing: new JobTracing() },
+    });
     const plain = new RedisQueue({ connection: { port }, prefix, laravel: 13, clock });
     try {
       const job = SendWelcomeEmail.make({ to: 'a@b.c', subject: 's', meta: null });
       await traced.push(job);
       await plain.push(job);
-      const [a, b] = (await client.lrange(`${prefix}queues:default`, 0, -1)).map((p) => JSON.parse(p) as Record<string, unknown>);
+      const [a, b] = (await client.lrange(`${prefix}queues:default`, 0, -1)).map(
+        (p) => JSON.parse(p) as Record<string, unknown>,
+      );
       expect(a).to.not.have.property('traceparent');
       expect({ ...a, uuid: '', id: '' }).to.deep.equal({ ...b, uuid: '', id: '' });
     } finally {

@@ -26,7 +26,7 @@ const sendInvoice: ObjectJobHandler = async (job) => {
 
 export default new Handlers().object('App\\\\Jobs\\\\SendInvoice', sendInvoice);
 `;
-const LABEL = "export const label = (n: number): string => `invoice ${n}`;\n";
+const LABEL = 'export const label = (n: number): string => `invoice ${n}`;\n';
 
 const SendInvoice = phpClass('App\\Jobs\\SendInvoice', { invoice: 'public' }, { traits: laravelJobTraits(13) });
 
@@ -46,19 +46,39 @@ describe('larq work with a TypeScript handlers module, in fresh projects with wh
   });
 
   // A fresh project holding `packages` (nothing pinned, no lock file) and an app .env for the test Redis.
-  function project(name: string, packageJson: Record<string, unknown>, packages: string[]): { dir: string; prefix: string } {
+  function project(
+    name: string,
+    packageJson: Record<string, unknown>,
+    packages: string[],
+  ): { dir: string; prefix: string } {
     const dir = join(work, name);
     run('mkdir', ['-p', dir], work);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `larq-${name}`, private: true, ...packageJson }));
     run('npm', ['install', '--no-package-lock', '--no-audit', '--no-fund', tarball, ...packages], dir);
     const prefix = randomPrefix();
-    const env = { LARQ_LARAVEL: '13', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), REDIS_PREFIX: prefix, CACHE_STORE: 'array', QUEUE_FAILED_DRIVER: 'null' };
-    writeFileSync(join(dir, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    const env = {
+      LARQ_LARAVEL: '13',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(port),
+      REDIS_PREFIX: prefix,
+      CACHE_STORE: 'array',
+      QUEUE_FAILED_DRIVER: 'null',
+    };
+    writeFileSync(
+      join(dir, '.env'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     return { dir, prefix };
   }
 
   const larq = (dir: string, args: string[], env: Record<string, string> = {}) =>
-    runLarq(join(dir, 'node_modules', 'larq', 'dist', 'cli', 'main.js'), ['work', '--handlers=./handlers.ts', '--queue=billing', '--stop-when-empty', '--sleep=0', ...args], { cwd: dir, env });
+    runLarq(
+      join(dir, 'node_modules', 'larq', 'dist', 'cli', 'main.js'),
+      ['work', '--handlers=./handlers.ts', '--queue=billing', '--stop-when-empty', '--sleep=0', ...args],
+      { cwd: dir, env },
+    );
 
   async function push(prefix: string): Promise<void> {
     const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: 13 });
@@ -69,7 +89,10 @@ describe('larq work with a TypeScript handlers module, in fresh projects with wh
     }
   }
 
-  for (const [kind, packageJson] of [['ES module', { type: 'module' }], ['CommonJS', {}]] as const) {
+  for (const [kind, packageJson] of [
+    ['ES module', { type: 'module' }],
+    ['CommonJS', {}],
+  ] as const) {
     it(`runs a handlers.ts with the app's tsx registered by larq itself (${kind})`, async function () {
       const { dir, prefix } = project(kind === 'CommonJS' ? 'cjs' : 'esm', packageJson, ['tsx']);
       writeFileSync(join(dir, 'handlers.ts'), HANDLERS);
@@ -81,7 +104,10 @@ describe('larq work with a TypeScript handlers module, in fresh projects with wh
       expect(result.stdout).to.match(/App\\Jobs\\SendInvoice .* DONE/);
 
       // a syntax error: the transpiler's diagnostic, with the file, line and column
-      writeFileSync(join(dir, 'handlers.ts'), "import { Handlers } from 'larq';\nconst broken: number = ;\nexport default new Handlers();\n");
+      writeFileSync(
+        join(dir, 'handlers.ts'),
+        "import { Handlers } from 'larq';\nconst broken: number = ;\nexport default new Handlers();\n",
+      );
       const failed = await larq(dir, []);
       expect(failed.code).to.equal(1);
       expect(failed.stderr, failed.stderr).to.match(/handlers\.ts:2:\d+: ERROR: Unexpected ";"/);
@@ -105,12 +131,23 @@ describe('larq work with a TypeScript handlers module, in fresh projects with wh
 
   it("prints ts-node's type error diagnostics, not only that it could not compile", async function () {
     const { dir } = project('ts-node', {}, []);
-    writeFileSync(join(dir, 'handlers.ts'), "import { Handlers } from 'larq';\nconst count: number = 'three';\nexport default new Handlers();\n");
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', strict: true, esModuleInterop: true } }));
+    writeFileSync(
+      join(dir, 'handlers.ts'),
+      "import { Handlers } from 'larq';\nconst count: number = 'three';\nexport default new Handlers();\n",
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', strict: true, esModuleInterop: true } }),
+    );
     // ts-node and the TypeScript this repository pins (ts-node 10 predates TypeScript 7)
-    const result = await larq(dir, [], { NODE_OPTIONS: `-r ${join(ROOT, 'node_modules', 'ts-node', 'register')}`, TS_NODE_COMPILER: join(ROOT, 'node_modules', 'typescript') });
+    const result = await larq(dir, [], {
+      NODE_OPTIONS: `-r ${join(ROOT, 'node_modules', 'ts-node', 'register')}`,
+      TS_NODE_COMPILER: join(ROOT, 'node_modules', 'typescript'),
+    });
     expect(result.code).to.equal(1);
     expect(result.stderr).to.include('Unable to compile TypeScript');
-    expect(result.stderr, result.stderr).to.match(/handlers\.ts\(2,7\): error TS2322: Type 'string' is not assignable to type 'number'/);
+    expect(result.stderr, result.stderr).to.match(
+      /handlers\.ts\(2,7\): error TS2322: Type 'string' is not assignable to type 'number'/,
+    );
   });
 });

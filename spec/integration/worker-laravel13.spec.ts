@@ -48,7 +48,12 @@ describe('Worker: Laravel 13 rules on Redis', function () {
   });
 
   function worker(handlers: Handlers, options: Partial<WorkerOptions> = {}) {
-    return createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, ...options }, { failed, cache });
+    return createWorker(
+      queue,
+      handlers,
+      { sleep: 0, stopWhenEmpty: true, memory: 4096, ...options },
+      { failed, cache },
+    );
   }
 
   describe('global pause (13.25+)', function () {
@@ -96,7 +101,12 @@ describe('Worker: Laravel 13 rules on Redis', function () {
         w.on(name, (e) => void events.push(`${name} ${(e.job.command().get('step') as bigint).toString()}`));
       }
       await w.daemon('default');
-      expect(events).to.deep.equal(['JobProcessed 1', 'JobReleased 1', 'JobProcessed 2', 'JobReleasedAfterException 3']);
+      expect(events).to.deep.equal([
+        'JobProcessed 1',
+        'JobReleased 1',
+        'JobProcessed 2',
+        'JobReleasedAfterException 3',
+      ]);
       expect((await queue.delayedJobs()).map((j) => j.attempts)).to.deep.equal([1, 1]);
     });
   });
@@ -109,7 +119,9 @@ describe('Worker: Laravel 13 rules on Redis', function () {
       await queue.push(ChainStep.make({ step: 1 }));
       const hooked: unknown[] = [];
       const jobFailed: string[] = [];
-      const handlers = new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => ctx.fail(), { failed: (error) => void hooked.push(error) });
+      const handlers = new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => ctx.fail(), {
+        failed: (error) => void hooked.push(error),
+      });
       const w = worker(handlers);
       w.on('JobFailed', (e) => void jobFailed.push(e.exception.name));
       await w.daemon('default');
@@ -119,15 +131,22 @@ describe('Worker: Laravel 13 rules on Redis', function () {
       expect(record.exception).to.match(/^Illuminate\\Queue\\ManuallyFailedException in /);
     }
 
-    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (8.x)", () => failedManually({ laravel: 8 }));
-    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (12.x)", () => failedManually({ laravel: '12.67' }));
-    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (13.x)", () => failedManually({ laravel: '13.26' }));
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (8.x)", () =>
+      failedManually({ laravel: 8 }));
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (12.x)", () =>
+      failedManually({ laravel: '12.67' }));
+    it("gives the job's failed hook null, and records Laravel's ManuallyFailedException (13.x)", () =>
+      failedManually({ laravel: '13.26' }));
 
     it('gives the hook the exception when one was given', async function () {
       await queue.push(ChainStep.make({ step: 1 }));
       const hooked: unknown[] = [];
       const boom = new Error('boom');
-      await worker(new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => ctx.fail(boom), { failed: (error) => void hooked.push(error) })).daemon('default');
+      await worker(
+        new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => ctx.fail(boom), {
+          failed: (error) => void hooked.push(error),
+        }),
+      ).daemon('default');
       expect(hooked).to.deep.equal([boom]);
     });
   });

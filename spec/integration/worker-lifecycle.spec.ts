@@ -62,14 +62,21 @@ describe('Worker: the attempt lifecycle on Redis', function () {
   describe('finding 3: a timed-out step that finishes late runs no after-job hooks', () => {
     it('the step after a timed-out chain step runs once, and the late hook is refused and reported', async () => {
       const seen: string[] = [];
-      const handlers = new Handlers({ hooks: [chainHooks(queue)] }).object('App\\Jobs\\ChainStep', async (command, ctx) => {
-        seen.push(`${String(command.step)}#${ctx.attempts}`);
-        if (command.step === 1 && ctx.attempts === 1) {
-          await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r()));
-          await sleep(300); // finishes after its timeout, within the grace
-        }
-      });
-      await dispatchChain(queue, [ChainStep.make({ step: 1 }), ChainStep.make({ step: 2 }), ChainStep.make({ step: 3 })]);
+      const handlers = new Handlers({ hooks: [chainHooks(queue)] }).object(
+        'App\\Jobs\\ChainStep',
+        async (command, ctx) => {
+          seen.push(`${String(command.step)}#${ctx.attempts}`);
+          if (command.step === 1 && ctx.attempts === 1) {
+            await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r()));
+            await sleep(300); // finishes after its timeout, within the grace
+          }
+        },
+      );
+      await dispatchChain(queue, [
+        ChainStep.make({ step: 1 }),
+        ChainStep.make({ step: 2 }),
+        ChainStep.make({ step: 3 }),
+      ]);
       const worker = createWorker(queue, handlers, { ...base, timeout: 1, maxTries: 3, maxJobs: 5 }, { failed });
       const refused: string[] = [];
       const events: string[] = [];
@@ -93,7 +100,10 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       const events: string[] = [];
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', async (_c, ctx: ObjectJobContext) => {
         try {
-          if (ctx.attempts === 1) await new Promise<void>((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+          if (ctx.attempts === 1)
+            await new Promise<void>((_r, reject) =>
+              ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+            );
         } catch (e) {
           await ctx.fail(e as Error);
         }
@@ -149,7 +159,12 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => forever());
       await queue.push({ command: SendWelcomeEmail.make({ to: 'hung', subject: 's', meta: null }), timeout: 1 });
       await queue.push(SendWelcomeEmail.make({ to: 'quick', subject: 's', meta: null }));
-      const worker = createWorker(queue, handlers, { ...base, timeout: 1, maxTime: 3, onHungHandler: 'continue', timeoutGraceSeconds: 1 }, { failed });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { ...base, timeout: 1, maxTime: 3, onHungHandler: 'continue', timeoutGraceSeconds: 1 },
+        { failed },
+      );
       const started = Date.now();
       const result = await within(8000, worker.daemon('default'));
       expect(result).to.deep.equal({ status: 0, reason: 'max_time' });
@@ -160,7 +175,12 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => forever());
       await queue.push({ command: SendWelcomeEmail.make({ to: 'hung', subject: 's', meta: null }), timeout: 1 });
       let usage = 10 * 1024 * 1024;
-      const worker = createWorker(queue, handlers, { ...base, memory: 64, onHungHandler: 'continue', timeoutGraceSeconds: 1 }, { failed, memoryUsage: () => usage });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { ...base, memory: 64, onHungHandler: 'continue', timeoutGraceSeconds: 1 },
+        { failed, memoryUsage: () => usage },
+      );
       const daemon = worker.daemon('default');
       await sleep(1500); // the handler is stuck in the only slot
       usage = 100 * 1024 * 1024;
@@ -168,11 +188,22 @@ describe('Worker: the attempt lifecycle on Redis', function () {
     });
 
     it('queue:restart is honoured while a slot is stuck', async () => {
-      const cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix: 'laravel_cache', laravel: 8, database: 0 });
+      const cache = new RedisCacheStore({
+        connection: { port },
+        prefix,
+        cachePrefix: 'laravel_cache',
+        laravel: 8,
+        database: 0,
+      });
       try {
         const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => forever());
         await queue.push({ command: SendWelcomeEmail.make({ to: 'hung', subject: 's', meta: null }), timeout: 1 });
-        const worker = createWorker(queue, handlers, { ...base, onHungHandler: 'continue', timeoutGraceSeconds: 1 }, { failed, cache });
+        const worker = createWorker(
+          queue,
+          handlers,
+          { ...base, onHungHandler: 'continue', timeoutGraceSeconds: 1 },
+          { failed, cache },
+        );
         const daemon = worker.daemon('default');
         await sleep(1000);
         await signalRestart(cache, Math.floor(Date.now() / 1000) + 1);
@@ -202,7 +233,10 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       await daemon;
       expect(runs.length).to.be.at.least(2);
       for (const [i, a] of runs.entries()) {
-        for (const b of runs.slice(i + 1)) expect(b.start >= a.end && a.end > 0, `attempt ${b.attempt} started while attempt ${a.attempt} ran`).to.equal(true);
+        for (const b of runs.slice(i + 1))
+          expect(b.start >= a.end && a.end > 0, `attempt ${b.attempt} started while attempt ${a.attempt} ran`).to.equal(
+            true,
+          );
       }
       expect(skipped.length).to.be.at.least(1);
       expect(skipped[0]).to.equal(2);
@@ -233,7 +267,12 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       for (let i = 0; i < 10; i++) await queue.push(SendWelcomeEmail.make({ to: `n${i}`, subject: big, meta: null }));
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => sleep(100));
       let usage = () => 0;
-      const worker = createWorker(queue, handlers, { ...base, concurrency: 20, timeout: 0, memory: 80, stopWhenEmpty: true }, { failed, memoryUsage: () => usage() });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { ...base, concurrency: 20, timeout: 0, memory: 80, stopWhenEmpty: true },
+        { failed, memoryUsage: () => usage() },
+      );
       const m = model(worker);
       usage = m.usage;
       expect(await within(20000, worker.daemon('default'))).to.deep.equal({ status: 0, reason: 'empty' });
@@ -246,7 +285,12 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       for (let i = 0; i < 10; i++) await queue.push(SendWelcomeEmail.make({ to: `n${i}`, subject: big, meta: null }));
       let ran = 0;
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran++);
-      const worker = createWorker(queue, handlers, { ...base, concurrency: 20, timeout: 0, memory: 64 }, { failed, memoryUsage: () => 70 * 1024 * 1024 });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { ...base, concurrency: 20, timeout: 0, memory: 64 },
+        { failed, memoryUsage: () => 70 * 1024 * 1024 },
+      );
       expect(await within(10000, worker.daemon('default'))).to.deep.equal({ status: 12, reason: 'memory' });
       expect(ran).to.equal(0);
       expect(await client.llen(`${prefix}queues:default`)).to.equal(10);
@@ -257,11 +301,19 @@ describe('Worker: the attempt lifecycle on Redis', function () {
     it('raises no "may run twice" alarm for jobs that finished during a beat', async () => {
       await queue.close();
       queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 60 });
-      for (let i = 0; i < 40; i++) await queue.bulk(Array.from({ length: 50 }, (_, j) => SendWelcomeEmail.make({ to: `${i}-${j}`, subject: 's', meta: null })));
+      for (let i = 0; i < 40; i++)
+        await queue.bulk(
+          Array.from({ length: 50 }, (_, j) => SendWelcomeEmail.make({ to: `${i}-${j}`, subject: 's', meta: null })),
+        );
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', async () => {
         await sleep(Math.floor(Math.random() * 4));
       });
-      const worker = createWorker(queue, handlers, { ...base, concurrency: 20, heartbeat: 0.01, stopWhenEmpty: true, sleep: 0 }, { failed });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { ...base, concurrency: 20, heartbeat: 0.01, stopWhenEmpty: true, sleep: 0 },
+        { failed },
+      );
       const alarms: string[] = [];
       worker.on('error', (e) => /may run twice/.test(e.message) && alarms.push(e.message));
       expect(await within(30000, worker.daemon('default'))).to.deep.equal({ status: 0, reason: 'empty' });
@@ -284,12 +336,17 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       expect(alarms).to.have.length(1);
     });
 
-    it("retryAfter 0 means what it means to Laravel (reservations expire at once): RedisQueue and createWorker agree", async () => {
+    it('retryAfter 0 means what it means to Laravel (reservations expire at once): RedisQueue and createWorker agree', async () => {
       await queue.close();
       queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 0 });
       await queue.push(SendWelcomeEmail.make({ to: 'a', subject: 's', meta: null }));
       let ran = 0;
-      const worker = createWorker(queue, new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran++), { ...base, stopWhenEmpty: true }, { failed });
+      const worker = createWorker(
+        queue,
+        new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran++),
+        { ...base, stopWhenEmpty: true },
+        { failed },
+      );
       expect(worker.options.retryAfter).to.equal(0);
       expect(await worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
       expect(ran).to.equal(1);

@@ -56,7 +56,11 @@ describe('worker processes: crash safety and graceful shutdown', function () {
 
   function lines(file: string): Line[] {
     if (!existsSync(file)) return [];
-    return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+    return readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Line);
   }
 
   async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20000): Promise<void> {
@@ -71,7 +75,9 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     const q = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
     try {
       // tries = 3: a job that comes back after a crash may run again (with tries = 1 it would fail first)
-      return await q.bulk(Array.from({ length: n }, (_, i) => ({ command: ChainStep.make({ step: i + 1 }), maxTries: 3 })));
+      return await q.bulk(
+        Array.from({ length: n }, (_, i) => ({ command: ChainStep.make({ step: i + 1 }), maxTries: 3 })),
+      );
     } finally {
       await q.close();
     }
@@ -82,15 +88,29 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     const record = join(dir, `${prefix}kill.jsonl`);
     const ids = await pushSteps(prefix, 5);
 
-    const first = startWorker({ LARQ_PREFIX: prefix, LARQ_RECORD: record, LARQ_CONCURRENCY: '5', LARQ_JOB_MS: '60000', LARQ_RETRY_AFTER: '2' });
+    const first = startWorker({
+      LARQ_PREFIX: prefix,
+      LARQ_RECORD: record,
+      LARQ_CONCURRENCY: '5',
+      LARQ_JOB_MS: '60000',
+      LARQ_RETRY_AFTER: '2',
+    });
     await until('5 jobs started', () => lines(record).filter((l) => l.event === 'start').length === 5);
     first.proc.kill('SIGKILL');
     await first.exited;
     expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(5);
 
     // The second worker polls until the dead worker's reservations expire, then takes the jobs back.
-    const second = startWorker({ LARQ_PREFIX: prefix, LARQ_RECORD: record, LARQ_CONCURRENCY: '5', LARQ_RETRY_AFTER: '2' });
-    await until('5 jobs finished by the second worker', () => lines(record).filter((l) => l.event === 'end' && l.pid === second.proc.pid).length === 5);
+    const second = startWorker({
+      LARQ_PREFIX: prefix,
+      LARQ_RECORD: record,
+      LARQ_CONCURRENCY: '5',
+      LARQ_RETRY_AFTER: '2',
+    });
+    await until(
+      '5 jobs finished by the second worker',
+      () => lines(record).filter((l) => l.event === 'end' && l.pid === second.proc.pid).length === 5,
+    );
     second.proc.kill('SIGTERM');
     expect(await second.exited).to.equal(0);
 
@@ -106,7 +126,12 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     const record = join(dir, `${prefix}term.jsonl`);
     const ids = await pushSteps(prefix, 50);
 
-    const worker = startWorker({ LARQ_PREFIX: prefix, LARQ_RECORD: record, LARQ_CONCURRENCY: '50', LARQ_JOB_MS: '1500' });
+    const worker = startWorker({
+      LARQ_PREFIX: prefix,
+      LARQ_RECORD: record,
+      LARQ_CONCURRENCY: '50',
+      LARQ_JOB_MS: '1500',
+    });
     await until('50 jobs started', () => lines(record).filter((l) => l.event === 'start').length === 50);
     worker.proc.kill('SIGTERM');
     expect(await worker.exited).to.equal(0);

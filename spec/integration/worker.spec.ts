@@ -41,24 +41,42 @@ describe('Worker with Node handlers on Redis', function () {
 
   function run(handlers: Handlers, options: Partial<WorkerOptions> = {}, queues = 'default') {
     // memory: the limit is for the worker's host process, here the whole mocha run (Laravel's default is 128 MB)
-    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, ...options }, { failed });
+    const worker = createWorker(
+      queue,
+      handlers,
+      { sleep: 0, stopWhenEmpty: true, memory: 4096, ...options },
+      { failed },
+    );
     return worker.daemon(queues);
   }
 
   it('runs an object job with the PHP object as a plain view, then deletes it', async function () {
     const seen: unknown[] = [];
     await queue.push(SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Hi', meta: { seats: 3 } }));
-    const result = await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', (c, ctx) => void seen.push([c.to, c.subject, c.meta, ctx.attempts])));
+    const result = await run(
+      new Handlers().object(
+        'App\\Jobs\\SendWelcomeEmail',
+        (c, ctx) => void seen.push([c.to, c.subject, c.meta, ctx.attempts]),
+      ),
+    );
     expect(result).to.deep.equal({ status: 0, reason: 'empty' });
     expect(seen).to.deep.equal([['ada@example.com', 'Hi', { seats: 3 }, 1]]);
     expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 
   it("aborts the handler's ctx.signal when the job's timeout passes, with TimeoutExceededError", async function () {
-    await queue.push({ command: SendWelcomeEmail.make({ to: 'slow@example.com', subject: 's', meta: null }), timeout: 1, maxTries: 1 });
+    await queue.push({
+      command: SendWelcomeEmail.make({ to: 'slow@example.com', subject: 's', meta: null }),
+      timeout: 1,
+      maxTries: 1,
+    });
     let reason: unknown;
-    const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', (_c, ctx) =>
-      new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(void (reason = ctx.signal.reason)))),
+    const handlers = new Handlers().object(
+      'App\\Jobs\\SendWelcomeEmail',
+      (_c, ctx) =>
+        new Promise<void>((resolve) =>
+          ctx.signal.addEventListener('abort', () => resolve(void (reason = ctx.signal.reason))),
+        ),
     );
     await run(handlers);
     expect(reason).to.be.instanceOf(Error);
@@ -98,10 +116,16 @@ describe('Worker with Node handlers on Redis', function () {
     forged.data.commandName = 'App\\Jobs\\SendWelcomeEmail';
     await queue.pushRaw(JSON.stringify(forged));
     const ran: string[] = [];
-    await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => void ran.push('SendWelcomeEmail')).object('App\\Jobs\\ChainStep', () => void ran.push('ChainStep')));
+    await run(
+      new Handlers()
+        .object('App\\Jobs\\SendWelcomeEmail', () => void ran.push('SendWelcomeEmail'))
+        .object('App\\Jobs\\ChainStep', () => void ran.push('ChainStep')),
+    );
     expect(ran).to.deep.equal([]);
     const [record] = await failed.all();
-    expect(record.exception).to.match(/^CommandClassMismatchError: .*"App\\Jobs\\SendWelcomeEmail".*"App\\Jobs\\ChainStep"/);
+    expect(record.exception).to.match(
+      /^CommandClassMismatchError: .*"App\\Jobs\\SendWelcomeEmail".*"App\\Jobs\\ChainStep"/,
+    );
     expect(await queue.size()).to.equal(0);
   });
 
@@ -111,7 +135,9 @@ describe('Worker with Node handlers on Redis', function () {
     await run(new Handlers());
     const [record] = await failed.all();
     expect(record.payload).to.equal(payload);
-    expect(record.exception).to.match(/^PhpOnlyJobError: Job "Closure \(.*\)" is a queued closure \(CallQueuedClosure\); only a PHP worker can run it\./);
+    expect(record.exception).to.match(
+      /^PhpOnlyJobError: Job "Closure \(.*\)" is a queued closure \(CallQueuedClosure\); only a PHP worker can run it\./,
+    );
   });
 
   it('can release jobs it has no handler for, for a PHP worker to take', async function () {
@@ -130,7 +156,9 @@ describe('Worker with Node handlers on Redis', function () {
   });
 
   it('records an undecodable command as failed with its reason, not lost and not looping', async function () {
-    await queue.pushRaw('{"uuid":"5d1c6d2a-1111-4a8e-9c3e-000000000001","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"App\\\\Jobs\\\\X","command":"O:9:\\"App\\\\Jobs\\\\X\\":1:{"},"attempts":0}');
+    await queue.pushRaw(
+      '{"uuid":"5d1c6d2a-1111-4a8e-9c3e-000000000001","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"App\\\\Jobs\\\\X","command":"O:9:\\"App\\\\Jobs\\\\X\\":1:{"},"attempts":0}',
+    );
     await run(new Handlers().object('App\\Jobs\\X', () => undefined));
     const [record] = await failed.all();
     expect(record.exception).to.match(/^UnserializeError: /);
@@ -140,7 +168,13 @@ describe('Worker with Node handlers on Redis', function () {
   it('a 100-job mixed run at concurrency 20: every job exactly once, nothing reserved, no notify drift', async function () {
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await queue.push(ChainStep.make({ step: i }), i % 2 ? 'high' : 'default'));
-    ids.push(...(await queue.bulk(Array.from({ length: 40 }, (_, i) => SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null })))));
+    ids.push(
+      ...(await queue.bulk(
+        Array.from({ length: 40 }, (_, i) =>
+          SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null }),
+        ),
+      )),
+    );
     for (let i = 0; i < 20; i++) ids.push(await queue.push({ job: 'App\\Handlers\\Raw@handle', data: { i } }, 'high'));
     const seen: string[] = [];
     let inFlight = 0;
@@ -167,17 +201,27 @@ describe('Worker with Node handlers on Redis', function () {
   });
   it("at concurrency 1 each job's ZREM and the next pop share one write, the ZREM first: one read of Redis a job, never two jobs reserved", async function () {
     const jobs = 50;
-    await queue.bulk(Array.from({ length: jobs }, (_, i) => SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null })));
+    await queue.bulk(
+      Array.from({ length: jobs }, (_, i) =>
+        SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null }),
+      ),
+    );
     const monitor = await rawClient(port).monitor();
     const seen: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {
       // EVALSHA sha numkeys key...: the pop script's first key is the queue, the migrations' a sorted set.
-      if (args.some((a) => a.startsWith(prefix))) seen.push(args[0].toLowerCase() === 'evalsha' && args[3] === `${prefix}queues:default` ? 'pop' : args[0].toLowerCase());
+      if (args.some((a) => a.startsWith(prefix)))
+        seen.push(
+          args[0].toLowerCase() === 'evalsha' && args[3] === `${prefix}queues:default` ? 'pop' : args[0].toLowerCase(),
+        );
     });
     const readsProcessed = async () => Number(/total_reads_processed:(\d+)/.exec(await client.info('stats'))![1]);
     const readsBefore = await readsProcessed();
     // No cache: the queue's connection is the only one the worker uses.
-    const result = await run(new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => undefined), { concurrency: 1 });
+    const result = await run(
+      new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => undefined),
+      { concurrency: 1 },
+    );
     const reads = (await readsProcessed()) - readsBefore - 1; // the INFO before counts, the one after not yet
     await monitorCaughtUp(monitor, client);
     monitor.disconnect();

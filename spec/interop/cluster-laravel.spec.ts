@@ -10,7 +10,14 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import type { Cluster } from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
-import { exceptionsKey, globalPausedKey, pauseQueue, readRestart, resumeQueue, signalRestart } from '../../lib/cache/signals';
+import {
+  exceptionsKey,
+  globalPausedKey,
+  pauseQueue,
+  readRestart,
+  resumeQueue,
+  signalRestart,
+} from '../../lib/cache/signals';
 import { createWorker } from '../../lib/createWorker';
 import { createFailedJobProvider } from '../../lib/failed';
 import { dispatchUnique, uniqueJobs } from '../../lib/features/unique';
@@ -33,10 +40,14 @@ const UNIQUE_STEP = 'App\\Jobs\\UniqueStep';
 /** jobs.php / jobs13.php classes as a Node user declares them for Laravel 13. */
 function job(name: string, props: string[], defaults: Record<string, unknown> = {}): PhpClass {
   const spec = (p: string) => ({ visibility: 'public' as const, default: p in defaults ? defaults[p] : null });
-  return phpClass(`App\\Jobs\\${name}`, Object.fromEntries([...props, ...Object.keys(defaults)].map((p) => [p, spec(p)])), {
-    traits: laravelJobTraits(13),
-    serializesModels: true,
-  });
+  return phpClass(
+    `App\\Jobs\\${name}`,
+    Object.fromEntries([...props, ...Object.keys(defaults)].map((p) => [p, spec(p)])),
+    {
+      traits: laravelJobTraits(13),
+      serializesModels: true,
+    },
+  );
 }
 const ChainStep = job('ChainStep', ['step']);
 const FailingJob = job('FailingJob', ['reason', 'tries', 'backoff']);
@@ -46,7 +57,8 @@ const UniqueStep = job('UniqueStep', ['uniqueId']);
 
 type Prop = { name: string; value: { v?: unknown } };
 /** A public property of a PHP worker record's command. */
-const propOf = (r: WorkerRecord, name: string): unknown => (r.description as { props: Prop[] }).props.find((p) => p.name === name)?.value.v;
+const propOf = (r: WorkerRecord, name: string): unknown =>
+  (r.description as { props: Prop[] }).props.find((p) => p.name === name)?.value.v;
 
 describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster connection)', function () {
   this.timeout(120000);
@@ -70,8 +82,20 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
 
   /** Both sides on one prefix: Laravel's connection settings, larq's queue and cache on their own Cluster clients. */
   function sides(prefix = randomPrefix()) {
-    const php: PhpConnection = { laravel: LINE, cluster: cluster.ports, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
-    const queue = new RedisQueue({ connection: cluster.client(), cluster: true, laravel: LINE, prefix, retryAfter: 90 });
+    const php: PhpConnection = {
+      laravel: LINE,
+      cluster: cluster.ports,
+      prefix,
+      cachePrefix: CACHE_PREFIX,
+      env: php13Env(),
+    };
+    const queue = new RedisQueue({
+      connection: cluster.client(),
+      cluster: true,
+      laravel: LINE,
+      prefix,
+      retryAfter: 90,
+    });
     const cache = new RedisCacheStore({ connection: cluster.client(), prefix, cachePrefix: CACHE_PREFIX, laravel: 13 });
     open.push(queue, cache);
     return { prefix, php, queue, cache };
@@ -85,17 +109,22 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
     return perNode.flat().sort();
   }
   /** The queue keys left under the prefix: none once every job ran, released ones included. */
-  const queueKeysLeft = async (prefix: string) => (await keysUnder(prefix)).filter((k) => k.startsWith(`${prefix}queues:`));
+  const queueKeysLeft = async (prefix: string) =>
+    (await keysUnder(prefix)).filter((k) => k.startsWith(`${prefix}queues:`));
 
   /** Laravel's failed_jobs (database-uuids) on a SQLite file, for larq's worker and Laravel's reader. */
   async function failedJobsTable(prefix: string): Promise<string> {
     const sqlite = join(dir, `${prefix}.sqlite`);
     writeFileSync(sqlite, ''); // Laravel's SQLite connector wants the file to exist
-    const created = await runPhp('failed-provider.php', ['create-table', JSON.stringify({ uuid: true })], { LARQ_SQLITE: sqlite });
+    const created = await runPhp('failed-provider.php', ['create-table', JSON.stringify({ uuid: true })], {
+      LARQ_SQLITE: sqlite,
+    });
     expect(created.code, created.stderr).to.equal(0);
     return sqlite;
   }
-  async function laravelFailedJobs(sqlite: string): Promise<{ id: string; connection: string; queue: string; payload: string; exception: string }[]> {
+  async function laravelFailedJobs(
+    sqlite: string,
+  ): Promise<{ id: string; connection: string; queue: string; payload: string; exception: string }[]> {
     const res = await runPhp('failed-provider.php', ['all'], { LARQ_SQLITE: sqlite });
     expect(res.code, res.stderr).to.equal(0);
     return JSON.parse(res.stdout);
@@ -121,9 +150,17 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       for (const q of QUEUES) expect(await client.llen(queueKey(prefix, q)), q).to.equal(1);
       const ran: unknown[] = [];
       const handlers = new Handlers()
-        .object('App\\Jobs\\ChainStep', (c: { step: number }, ctx) => void ran.push([ctx.queue, ctx.id, ctx.attempts, c.step]))
-        .object('App\\Jobs\\SendWelcomeEmail', (c: { to: string }, ctx) => void ran.push([ctx.queue, ctx.id, ctx.attempts, c.to]));
-      const result = await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon(QUEUES.join(','));
+        .object(
+          'App\\Jobs\\ChainStep',
+          (c: { step: number }, ctx) => void ran.push([ctx.queue, ctx.id, ctx.attempts, c.step]),
+        )
+        .object(
+          'App\\Jobs\\SendWelcomeEmail',
+          (c: { to: string }, ctx) => void ran.push([ctx.queue, ctx.id, ctx.attempts, c.to]),
+        );
+      const result = await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon(
+        QUEUES.join(','),
+      );
       expect(result).to.deep.equal({ status: 0, reason: 'empty' });
       expect(ran).to.deep.equal([
         ['high', sent[0].ids[0], 1, 1],
@@ -139,8 +176,13 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const [, score] = await client.zrange(queueKey(prefix, 'low', ':delayed'), 0, -1, 'WITHSCORES');
       expect(Number(score)).to.equal(sent.now + 2);
       const ran: { id: string | null; at: number }[] = [];
-      const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', (_c, ctx) => void ran.push({ id: ctx.id, at: Date.now() / 1000 }));
-      expect(await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 1, memory: 4096 }).daemon('low')).to.deep.equal({ status: 0, reason: 'max_jobs' });
+      const handlers = new Handlers().object(
+        'App\\Jobs\\SendWelcomeEmail',
+        (_c, ctx) => void ran.push({ id: ctx.id, at: Date.now() / 1000 }),
+      );
+      expect(await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 1, memory: 4096 }).daemon('low')).to.deep.equal(
+        { status: 0, reason: 'max_jobs' },
+      );
       expect(ran).to.have.length(1);
       expect(ran[0].id).to.equal(sent.ids[0]);
       expect(ran[0].at).to.be.at.least(Number(score));
@@ -153,18 +195,28 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const delayedKey = queueKey(prefix, 'default', ':delayed');
       const runs: { id: string | null; attempts: number; at: number; reserved: number }[] = [];
       const dueAt: number[] = [];
-      const handlers = new Handlers().object('App\\Jobs\\ReleasingJob', async (c: { times: number; releaseDelay: number }, ctx) => {
-        runs.push({ id: ctx.id, attempts: ctx.attempts, at: Date.now() / 1000, reserved: await client.zcard(queueKey(prefix, 'default', ':reserved')) });
-        // ReleasingJob::handle, in Node
-        if (ctx.attempts > c.times) return;
-        const releasedAt = Math.floor(Date.now() / 1000);
-        await ctx.release(c.releaseDelay);
-        const [member, score] = await client.zrange(delayedKey, 0, -1, 'WITHSCORES');
-        expect(JSON.parse(member)).to.include({ id: sent.ids[0], attempts: ctx.attempts });
-        expect(Number(score) - releasedAt).to.be.within(1, 2);
-        dueAt.push(Number(score));
-      });
-      expect(await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 3, memory: 4096 }).daemon('default')).to.deep.equal({ status: 0, reason: 'max_jobs' });
+      const handlers = new Handlers().object(
+        'App\\Jobs\\ReleasingJob',
+        async (c: { times: number; releaseDelay: number }, ctx) => {
+          runs.push({
+            id: ctx.id,
+            attempts: ctx.attempts,
+            at: Date.now() / 1000,
+            reserved: await client.zcard(queueKey(prefix, 'default', ':reserved')),
+          });
+          // ReleasingJob::handle, in Node
+          if (ctx.attempts > c.times) return;
+          const releasedAt = Math.floor(Date.now() / 1000);
+          await ctx.release(c.releaseDelay);
+          const [member, score] = await client.zrange(delayedKey, 0, -1, 'WITHSCORES');
+          expect(JSON.parse(member)).to.include({ id: sent.ids[0], attempts: ctx.attempts });
+          expect(Number(score) - releasedAt).to.be.within(1, 2);
+          dueAt.push(Number(score));
+        },
+      );
+      expect(
+        await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 3, memory: 4096 }).daemon('default'),
+      ).to.deep.equal({ status: 0, reason: 'max_jobs' });
       expect(runs.map((r) => [r.id, r.attempts, r.reserved])).to.deep.equal([1, 2, 3].map((n) => [sent.ids[0], n, 1]));
       expect(dueAt).to.have.length(2);
       for (const [i, due] of dueAt.entries()) expect(runs[i + 1].at, `run ${i + 2}`).to.be.at.least(due);
@@ -175,7 +227,10 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const { prefix, php, queue } = sides();
       const sqlite = await failedJobsTable(prefix);
       const sent = await phpDispatch('object-failing', { ...php, args: [2, 'boom'] });
-      const failed = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
+      const failed = createFailedJobProvider({
+        driver: 'database-uuids',
+        database: { driver: 'sqlite', database: sqlite },
+      });
       open.push(failed);
       const runs: number[] = [];
       const hooked: unknown[] = [];
@@ -187,7 +242,12 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
         },
         { failed: (error) => void hooked.push(error?.message) },
       );
-      const result = await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { failed }).daemon('default');
+      const result = await createWorker(
+        queue,
+        handlers,
+        { sleep: 0, stopWhenEmpty: true, memory: 4096 },
+        { failed },
+      ).daemon('default');
       expect(result).to.deep.equal({ status: 0, reason: 'empty' });
       expect(runs).to.deep.equal([1, 2]);
       expect(hooked).to.deep.equal(['boom']);
@@ -243,9 +303,18 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       }
       const run = await worker.done;
       const of = (id: string) => records.filter((r) => r.jobId === id).map((r) => [r.hook, r.attempts]);
-      expect(of(releasing)).to.deep.equal([['handle', 1], ['handle', 2]]);
-      expect(of(failing)).to.deep.equal([['handle', 1], ['handle', 2], ['failed', 2]]);
-      expect(run.failed.map((f) => [f.connection, f.queue, f.message, JSON.parse(f.payload).id])).to.deep.equal([['redis', 'low', 'boom', failing]]);
+      expect(of(releasing)).to.deep.equal([
+        ['handle', 1],
+        ['handle', 2],
+      ]);
+      expect(of(failing)).to.deep.equal([
+        ['handle', 1],
+        ['handle', 2],
+        ['failed', 2],
+      ]);
+      expect(run.failed.map((f) => [f.connection, f.queue, f.message, JSON.parse(f.payload).id])).to.deep.equal([
+        ['redis', 'low', 'boom', failing],
+      ]);
       expect(await queueKeysLeft(prefix)).to.deep.equal([]);
     });
   });
@@ -270,7 +339,10 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
         const id = await queue.push(ChainStep.make({ step: 2 }), name);
         expect(await client.llen(`${prefix}${key}`)).to.equal(1);
         const run = await runLaravelWorkerDetailed({ ...php, queue: name });
-        expect(run.records.map((r) => [r.queue, r.jobId]), run.stderr).to.deep.equal([[name, id]]);
+        expect(
+          run.records.map((r) => [r.queue, r.jobId]),
+          run.stderr,
+        ).to.deep.equal([[name, id]]);
         expect(await queueKeysLeft(prefix)).to.deep.equal([]);
       });
     }
@@ -281,7 +353,14 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
     // other side must land there to wake it, else the job waits out the block.
     it("Laravel's blocked worker wakes on larq's push, and larq's blocked worker on Laravel's", async function () {
       const { prefix, php } = sides();
-      const queue = new RedisQueue({ connection: cluster.client(), cluster: true, laravel: LINE, prefix, retryAfter: 90, blockFor: 10 });
+      const queue = new RedisQueue({
+        connection: cluster.client(),
+        cluster: true,
+        laravel: LINE,
+        prefix,
+        retryAfter: 90,
+        blockFor: 10,
+      });
       open.push(queue);
       const laravel = startLaravelWorker({ ...php, blockFor: 10, queue: 'low', maxJobs: 1 });
       let records: WorkerRecord[];
@@ -339,7 +418,8 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       await phpDispatch('on-queue', { ...php, args: ['low'] });
       const ran: string[] = [];
       const handlers = new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => void ran.push(ctx.queue));
-      const work = () => createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { cache }).daemon('high,low');
+      const work = () =>
+        createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { cache }).daemon('high,low');
 
       await dispatch13('pause', ['high'], php);
       await work();
@@ -377,7 +457,10 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       expect(await work()).to.deep.equal([]);
 
       await cache.forget(globalPausedKey);
-      expect(await work()).to.deep.equal([['high', 1], ['low', 3]]);
+      expect(await work()).to.deep.equal([
+        ['high', 1],
+        ['low', 3],
+      ]);
       expect(await queueKeysLeft(prefix)).to.deep.equal([]);
     });
 
@@ -386,9 +469,15 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const lockKey = `laravel_unique_job:${UNIQUE_STEP}:u1`;
       expect((await dispatch13('unique-step', ['u1', 'node'], php)).ids).to.have.length(1);
       expect(await cache.lock(lockKey).currentOwner()).to.be.a('string');
-      expect(await dispatchUnique(queue, cache, UniqueStep.make({ uniqueId: 'u1' }), {}, { laravel: LINE }), 'larq skips while PHP holds it').to.equal(null);
+      expect(
+        await dispatchUnique(queue, cache, UniqueStep.make({ uniqueId: 'u1' }), {}, { laravel: LINE }),
+        'larq skips while PHP holds it',
+      ).to.equal(null);
       const ran: string[] = [];
-      const handlers = new Handlers({ hooks: [uniqueJobs({ [UNIQUE_STEP]: {} }, cache, { laravel: LINE })] }).object(UNIQUE_STEP, (c: { uniqueId: string }) => void ran.push(c.uniqueId));
+      const handlers = new Handlers({ hooks: [uniqueJobs({ [UNIQUE_STEP]: {} }, cache, { laravel: LINE })] }).object(
+        UNIQUE_STEP,
+        (c: { uniqueId: string }) => void ran.push(c.uniqueId),
+      );
       await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon('node');
       expect(ran).to.deep.equal(['u1']);
       expect(await cache.lock(lockKey).currentOwner()).to.equal(null);
@@ -401,12 +490,17 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const id = await dispatchUnique(queue, cache, UniqueStep.make({ uniqueId: 'u2' }), {}, { laravel: LINE });
       expect(id).to.be.a('string');
       expect(await cache.lock(lockKey).currentOwner()).to.be.a('string');
-      expect((await dispatch13('unique-step', ['u2', 'php'], php)).ids, 'Laravel skips while larq holds it').to.deep.equal([]);
+      expect(
+        (await dispatch13('unique-step', ['u2', 'php'], php)).ids,
+        'Laravel skips while larq holds it',
+      ).to.deep.equal([]);
       const run = await runLaravelWorkerDetailed({ ...php, queue: 'default' });
       expect(run.code, run.stderr).to.equal(0);
       expect(run.records.map((r) => [r.class, r.jobId])).to.deep.equal([[UNIQUE_STEP, id]]);
       expect(await cache.lock(lockKey).currentOwner()).to.equal(null);
-      expect(await dispatchUnique(queue, cache, UniqueStep.make({ uniqueId: 'u2' }), {}, { laravel: LINE })).to.be.a('string');
+      expect(await dispatchUnique(queue, cache, UniqueStep.make({ uniqueId: 'u2' }), {}, { laravel: LINE })).to.be.a(
+        'string',
+      );
       expect(await client.llen(queueKey(prefix, 'default'))).to.equal(1);
     });
 
@@ -419,14 +513,19 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const uuid = first.records[0].uuid!;
       expect(await cache.get(exceptionsKey(uuid))).to.equal(1);
 
-      const failed = createFailedJobProvider({ driver: 'database-uuids', database: { driver: 'sqlite', database: sqlite } });
+      const failed = createFailedJobProvider({
+        driver: 'database-uuids',
+        database: { driver: 'sqlite', database: sqlite },
+      });
       open.push(failed);
       const runs: number[] = [];
       const handlers = new Handlers().object('App\\Jobs\\FlakyJob', (c: { n: number }, ctx) => {
         runs.push(ctx.attempts);
         throw new Error(`flaky ${c.n}`);
       });
-      await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 1, memory: 4096 }, { cache, failed }).daemon('default');
+      await createWorker(queue, handlers, { sleep: 0.1, maxJobs: 1, memory: 4096 }, { cache, failed }).daemon(
+        'default',
+      );
       expect(runs).to.deep.equal([2]);
       const rows = await laravelFailedJobs(sqlite);
       expect(rows.map((r) => [r.id, r.queue])).to.deep.equal([[uuid, 'default']]);
@@ -449,8 +548,13 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       expect(await cache.get(exceptionsKey(uuid!))).to.equal(1);
 
       const run = await runLaravelWorkerDetailed({ ...php, queue: 'default' });
-      expect(run.records.map((r) => [r.hook, r.attempts])).to.deep.equal([['handle', 2], ['failed', 2]]);
-      expect(run.failed.map((f) => [JSON.parse(f.payload).uuid, f.queue, f.message])).to.deep.equal([[uuid, 'default', 'flaky 2']]);
+      expect(run.records.map((r) => [r.hook, r.attempts])).to.deep.equal([
+        ['handle', 2],
+        ['failed', 2],
+      ]);
+      expect(run.failed.map((f) => [JSON.parse(f.payload).uuid, f.queue, f.message])).to.deep.equal([
+        [uuid, 'default', 'flaky 2'],
+      ]);
       expect(await cache.get(exceptionsKey(uuid!))).to.equal(null);
       expect(await queueKeysLeft(prefix)).to.deep.equal([]);
     });
@@ -474,13 +578,21 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
         CACHE_PREFIX: CACHE_PREFIX,
         QUEUE_FAILED_DRIVER: 'null',
       };
-      writeFileSync(file, Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+      writeFileSync(
+        file,
+        Object.entries(vars)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n') + '\n',
+      );
       return file;
     }
 
     /** Resolves with the process's exit code, or null when it is still running after timeoutMs (then killed). */
     async function exitWithin(run: LarqProcess, timeoutMs: number): Promise<number | null> {
-      const code = await Promise.race([run.done, new Promise<'running'>((r) => setTimeout(() => r('running'), timeoutMs))]);
+      const code = await Promise.race([
+        run.done,
+        new Promise<'running'>((r) => setTimeout(() => r('running'), timeoutMs)),
+      ]);
       if (code !== 'running') return code;
       run.child.kill('SIGKILL');
       return null;
@@ -491,9 +603,16 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
       const env = envFile(prefix);
       await phpDispatch('on-queue', { ...php, args: ['high'] });
       await phpDispatch('on-queue', { ...php, args: ['low'] });
-      const work = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, '--queue=high,low', '--sleep=0.1', `--env=${env}`]);
+      const work = startLarq(cli.main, [
+        'work',
+        `--handlers=${cli.handlers}`,
+        '--queue=high,low',
+        '--sleep=0.1',
+        `--env=${env}`,
+      ]);
       try {
-        for (let i = 0; i < 200 && (work.stdout.match(/ DONE$/gm) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 200 && (work.stdout.match(/ DONE$/gm) ?? []).length < 2; i++)
+          await new Promise((r) => setTimeout(r, 100));
         expect(work.stdout.match(/ DONE$/gm), work.stdout + work.stderr).to.have.length(2);
         await dispatch13('restart', [], php);
         expect(await exitWithin(work, 15000), work.stdout + work.stderr).to.equal(0);

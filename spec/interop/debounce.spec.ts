@@ -49,7 +49,8 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
     return php;
   }
 
-  const debounceKey = (prefix: string, id: string) => `${prefix}${CACHE_PREFIX}laravel_debounced_job:${DEBOUNCED}:${id}`;
+  const debounceKey = (prefix: string, id: string) =>
+    `${prefix}${CACHE_PREFIX}laravel_debounced_job:${DEBOUNCED}:${id}`;
   async function leftIn(prefix: string): Promise<string[]> {
     return (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
   }
@@ -61,14 +62,27 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
 
     await dispatched(larq);
     const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
-    const cache = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, database: 0, prefix: larq, cachePrefix: CACHE_PREFIX, laravel: 13 });
+    const cache = new RedisCacheStore({
+      connection: { port, host: '127.0.0.1' },
+      database: 0,
+      prefix: larq,
+      cachePrefix: CACHE_PREFIX,
+      laravel: 13,
+    });
     const failed = new FileFailedJobProvider(join(dir, `${larq}failed.json`));
     open.push(queue, cache);
     const ran: [unknown, unknown][] = [];
     const debounced: unknown[] = [];
-    const handlers = new Handlers({ hooks: [debouncedJobs(cache, { onDebounced: (job: RedisJob, command) => void debounced.push([job.getJobId() !== null, command.get('n')]) })] })
-      .object(DEBOUNCED, (c) => void ran.push([c.debounceId, c.n]));
-    await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { failed, cache }).daemon('node');
+    const handlers = new Handlers({
+      hooks: [
+        debouncedJobs(cache, {
+          onDebounced: (job: RedisJob, command) => void debounced.push([job.getJobId() !== null, command.get('n')]),
+        }),
+      ],
+    }).object(DEBOUNCED, (c) => void ran.push([c.debounceId, c.n]));
+    await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { failed, cache }).daemon(
+      'node',
+    );
 
     const laravelRan = records.map((r) => {
       const props = (r.description as { props: { name: string; value: { v?: unknown } }[] }).props;
@@ -77,8 +91,15 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
     // equal delays: the jobs come due together, in the delayed set's member order, so compare as sets
     const sorted = (list: unknown[][]) => list.map((x) => JSON.stringify(x)).sort();
     expect(sorted(ran.map(([id, n]) => [id, Number(n)]))).to.deep.equal(sorted(laravelRan));
-    expect(sorted(laravelRan)).to.deep.equal(sorted([['d1', 3], ['other', 1]]));
-    expect(debounced.map((d) => JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).sort()).to.deep.equal(['[true,1]', '[true,2]']);
+    expect(sorted(laravelRan)).to.deep.equal(
+      sorted([
+        ['d1', 3],
+        ['other', 1],
+      ]),
+    );
+    expect(
+      debounced.map((d) => JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).sort(),
+    ).to.deep.equal(['[true,1]', '[true,2]']);
     expect(await failed.all()).to.deep.equal([]);
     // nothing queued or reserved; the owners stay in the cache until their TTL, as Laravel leaves them
     expect(await leftIn(larq)).to.deep.equal(await leftIn(laravel));
@@ -90,7 +111,13 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
     await dispatched(larq);
     await client.del(debounceKey(larq, 'd1'));
     const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
-    const cache = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, database: 0, prefix: larq, cachePrefix: CACHE_PREFIX, laravel: 13 });
+    const cache = new RedisCacheStore({
+      connection: { port, host: '127.0.0.1' },
+      database: 0,
+      prefix: larq,
+      cachePrefix: CACHE_PREFIX,
+      laravel: 13,
+    });
     open.push(queue, cache);
     const ran: unknown[] = [];
     const handlers = new Handlers({ hooks: [debouncedJobs(cache)] }).object(DEBOUNCED, (c) => void ran.push(c.n));

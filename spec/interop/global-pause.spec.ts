@@ -25,18 +25,31 @@ describe('interop: queue:pause --all (Laravel 13.26)', function () {
 
   it("pauses larq's worker on every queue, as it pauses Laravel's, until resumeAll()", async function () {
     const [laravel, larq] = [randomPrefix(), randomPrefix()];
-    const conn = (prefix: string): PhpConnection => ({ laravel: '13.26', port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() });
+    const conn = (prefix: string): PhpConnection => ({
+      laravel: '13.26',
+      port,
+      prefix,
+      cachePrefix: CACHE_PREFIX,
+      env: php13Env(),
+    });
     for (const prefix of [laravel, larq]) {
       await phpDispatch('on-queue', { ...conn(prefix), args: ['high'] });
       await phpDispatch('on-queue', { ...conn(prefix), args: ['low'] });
       await dispatch13('pause-all', [], conn(prefix));
     }
     const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
-    const cache = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, database: 0, prefix: larq, cachePrefix: CACHE_PREFIX, laravel: 13 });
+    const cache = new RedisCacheStore({
+      connection: { port, host: '127.0.0.1' },
+      database: 0,
+      prefix: larq,
+      cachePrefix: CACHE_PREFIX,
+      laravel: 13,
+    });
     open.push(queue, cache);
     const ran: string[] = [];
     const handlers = new Handlers().object('App\\Jobs\\ChainStep', (_c, ctx) => void ran.push(ctx.queue));
-    const work = () => createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { cache }).daemon('high,low');
+    const work = () =>
+      createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { cache }).daemon('high,low');
 
     expect(await runLaravelWorker({ ...conn(laravel), queue: 'high,low' })).to.deep.equal([]);
     await work();
@@ -44,7 +57,10 @@ describe('interop: queue:pause --all (Laravel 13.26)', function () {
     expect([await queue.size('high'), await queue.size('low')]).to.deep.equal([1, 1]);
 
     for (const prefix of [laravel, larq]) await dispatch13('resume-all', [], conn(prefix));
-    expect((await runLaravelWorker({ ...conn(laravel), queue: 'high,low' })).map((r) => r.queue)).to.deep.equal(['high', 'low']);
+    expect((await runLaravelWorker({ ...conn(laravel), queue: 'high,low' })).map((r) => r.queue)).to.deep.equal([
+      'high',
+      'low',
+    ]);
     await work();
     expect(ran).to.deep.equal(['high', 'low']);
   });

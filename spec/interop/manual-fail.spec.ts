@@ -13,41 +13,49 @@ import { LARAVEL_LINES, requirePhp, runLaravelWorkerDetailed, type PhpConnection
 import { dispatch13, masked, php13Env } from '../support/php13';
 import { randomPrefix, requireRedis } from '../support/redis';
 
-for (const line of LARAVEL_LINES) describe(`interop: fail() without an exception (Laravel ${line})`, function () {
-  this.timeout(60000);
-  let port: number;
-  let dir: string;
+for (const line of LARAVEL_LINES)
+  describe(`interop: fail() without an exception (Laravel ${line})`, function () {
+    this.timeout(60000);
+    let port: number;
+    let dir: string;
 
-  before(async function () {
-    requirePhp(this, line);
-    port = await requireRedis(this);
-    dir = mkdtempSync(join(tmpdir(), 'larq-manual-fail-'));
+    before(async function () {
+      requirePhp(this, line);
+      port = await requireRedis(this);
+      dir = mkdtempSync(join(tmpdir(), 'larq-manual-fail-'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("gives failed() null and records ManuallyFailedException, as Laravel's worker does", async function () {
+      const conn = (prefix: string): PhpConnection => ({ laravel: line, port, prefix, env: php13Env() });
+      const [laravel, larq] = [randomPrefix(), randomPrefix()];
+      for (const prefix of [laravel, larq])
+        expect((await dispatch13('manual-fail', ['default'], conn(prefix))).ids).to.have.length(1);
+
+      const php = await runLaravelWorkerDetailed({ ...conn(laravel), queue: 'default' });
+      const hook = php.records.find((r) => r.hook === 'failed')!;
+      expect(hook, php.stderr).to.not.equal(undefined);
+      expect(hook.exception).to.equal(undefined); // failed(null)
+      expect(php.failed.map((f) => f.exceptionClass)).to.deep.equal(['Illuminate\\Queue\\ManuallyFailedException']);
+
+      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: line });
+      const failed = new FileFailedJobProvider(join(dir, `${larq}failed.json`));
+      const hooked: unknown[] = [];
+      try {
+        const handlers = new Handlers().object('App\\Jobs\\ManualFailJob', (_c, ctx) => ctx.fail(), {
+          failed: (error) => void hooked.push(error),
+        });
+        await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { failed }).daemon(
+          'default',
+        );
+      } finally {
+        await queue.close();
+      }
+      expect(hooked).to.deep.equal([null]);
+      const records = await failed.all();
+      expect(records.map((r) => r.exception.split(' in ')[0])).to.deep.equal([
+        'Illuminate\\Queue\\ManuallyFailedException',
+      ]);
+      expect(masked(records[0].payload)).to.equal(masked(php.failed[0].payload));
+    });
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("gives failed() null and records ManuallyFailedException, as Laravel's worker does", async function () {
-    const conn = (prefix: string): PhpConnection => ({ laravel: line, port, prefix, env: php13Env() });
-    const [laravel, larq] = [randomPrefix(), randomPrefix()];
-    for (const prefix of [laravel, larq]) expect((await dispatch13('manual-fail', ['default'], conn(prefix))).ids).to.have.length(1);
-
-    const php = await runLaravelWorkerDetailed({ ...conn(laravel), queue: 'default' });
-    const hook = php.records.find((r) => r.hook === 'failed')!;
-    expect(hook, php.stderr).to.not.equal(undefined);
-    expect(hook.exception).to.equal(undefined); // failed(null)
-    expect(php.failed.map((f) => f.exceptionClass)).to.deep.equal(['Illuminate\\Queue\\ManuallyFailedException']);
-
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: line });
-    const failed = new FileFailedJobProvider(join(dir, `${larq}failed.json`));
-    const hooked: unknown[] = [];
-    try {
-      const handlers = new Handlers().object('App\\Jobs\\ManualFailJob', (_c, ctx) => ctx.fail(), { failed: (error) => void hooked.push(error) });
-      await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }, { failed }).daemon('default');
-    } finally {
-      await queue.close();
-    }
-    expect(hooked).to.deep.equal([null]);
-    const records = await failed.all();
-    expect(records.map((r) => r.exception.split(' in ')[0])).to.deep.equal(['Illuminate\\Queue\\ManuallyFailedException']);
-    expect(masked(records[0].payload)).to.equal(masked(php.failed[0].payload));
-  });
-});

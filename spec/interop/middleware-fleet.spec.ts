@@ -46,20 +46,64 @@ describe(`interop: a mixed fleet (Laravel ${line} + larq work) keeps the middlew
     const prefix = randomPrefix();
     const app = mkdtempSync(join(dir, 'app-'));
     const larqRecord = join(app, 'larq.jsonl');
-    const env = { APP_NAME: 'Laravel', LARQ_LARAVEL: '13', REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port), REDIS_PREFIX: prefix, CACHE_STORE: 'redis', QUEUE_FAILED_DRIVER: 'null', LARQ_SPEC_RECORD: larqRecord, LARQ_SPEC_PER_SECOND: String(perSecond) };
-    writeFileSync(join(app, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-    const sent = await runPhp('middleware.php', [JSON.stringify({ jobs })], { ...laravelEnv(line), LARQ_REDIS_PORT: String(port), LARQ_PREFIX: prefix });
+    const env = {
+      APP_NAME: 'Laravel',
+      LARQ_LARAVEL: '13',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(port),
+      REDIS_PREFIX: prefix,
+      CACHE_STORE: 'redis',
+      QUEUE_FAILED_DRIVER: 'null',
+      LARQ_SPEC_RECORD: larqRecord,
+      LARQ_SPEC_PER_SECOND: String(perSecond),
+    };
+    writeFileSync(
+      join(app, '.env'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
+    const sent = await runPhp('middleware.php', [JSON.stringify({ jobs })], {
+      ...laravelEnv(line),
+      LARQ_REDIS_PORT: String(port),
+      LARQ_PREFIX: prefix,
+    });
     expect(sent.code, sent.stderr).to.equal(0);
     const laravel = php.startLaravelWorker({
-      port, prefix, stopWhenEmpty: false, tries: 0, sleep: 0.05, maxTime: 180,
-      env: { LARQ_WORKER_SETUP: join(PHP_DIR, 'middleware.php'), LARQ_LIMITERS: JSON.stringify({ api: { max: perSecond, decay: 1 } }) },
+      port,
+      prefix,
+      stopWhenEmpty: false,
+      tries: 0,
+      sleep: 0.05,
+      maxTime: 180,
+      env: {
+        LARQ_WORKER_SETUP: join(PHP_DIR, 'middleware.php'),
+        LARQ_LIMITERS: JSON.stringify({ api: { max: perSecond, decay: 1 } }),
+      },
     });
-    const larq = startLarq(cli.main, ['work', `--handlers=${cli.compiled('spec/support/cli/middlewareHandlers.ts')}`, '--tries=0', '--sleep=0.05', '--quiet'], { cwd: app });
-    const larqRuns = (): Run[] => (existsSync(larqRecord) ? readFileSync(larqRecord, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Run) : []);
+    const larq = startLarq(
+      cli.main,
+      [
+        'work',
+        `--handlers=${cli.compiled('spec/support/cli/middlewareHandlers.ts')}`,
+        '--tries=0',
+        '--sleep=0.05',
+        '--quiet',
+      ],
+      { cwd: app },
+    );
+    const larqRuns = (): Run[] =>
+      existsSync(larqRecord)
+        ? readFileSync(larqRecord, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as Run)
+        : [];
     // Released jobs wait in :delayed, where a pop does not see them: a worker stopping when a pop finds
     // nothing would stop early. Both run until every job has run, then get SIGTERM (finish, exit 0).
     const deadline = Date.now() + 180000;
-    while (laravel.records().length + larqRuns().length < jobs.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (laravel.records().length + larqRuns().length < jobs.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     larq.child.kill('SIGTERM');
     const [phpRun, larqCode] = await Promise.all([laravel.stop(), larq.done]);
     expect(phpRun.code, phpRun.stderr).to.equal(0);
@@ -73,14 +117,30 @@ describe(`interop: a mixed fleet (Laravel ${line} + larq work) keeps the middlew
   }
 
   it("WithoutOverlapping('k'), 200 jobs: no two runs overlap in time, whichever language ran them", async function () {
-    const runs = await fleet(Array.from({ length: 200 }, (_, i) => ({ n: i + 1, sleepMs: 5, middleware: [{ class: 'WithoutOverlapping', args: ['k'] }] })), 10);
+    const runs = await fleet(
+      Array.from({ length: 200 }, (_, i) => ({
+        n: i + 1,
+        sleepMs: 5,
+        middleware: [{ class: 'WithoutOverlapping', args: ['k'] }],
+      })),
+      10,
+    );
     for (let i = 1; i < runs.length; i++) {
-      expect(runs[i].start, `run ${runs[i].n} (${runs[i].worker}) starts before run ${runs[i - 1].n} (${runs[i - 1].worker}) ends`).to.be.at.least(runs[i - 1].end);
+      expect(
+        runs[i].start,
+        `run ${runs[i].n} (${runs[i].worker}) starts before run ${runs[i - 1].n} (${runs[i - 1].worker}) ends`,
+      ).to.be.at.least(runs[i - 1].end);
     }
   });
 
   it("RateLimitedWithRedis('api') at 10 a second: at most 10 runs start in any of the limiter's one-second windows", async function () {
-    const runs = await fleet(Array.from({ length: 60 }, (_, i) => ({ n: i + 1, middleware: [{ class: 'RateLimitedWithRedis', args: ['api'] }] })), 10);
+    const runs = await fleet(
+      Array.from({ length: 60 }, (_, i) => ({
+        n: i + 1,
+        middleware: [{ class: 'RateLimitedWithRedis', args: ['api'] }],
+      })),
+      10,
+    );
     const perSecond = new Map<number, number>();
     for (const r of runs) perSecond.set(Math.floor(r.start), (perSecond.get(Math.floor(r.start)) ?? 0) + 1);
     expect(Math.max(...perSecond.values())).to.be.at.most(10);

@@ -23,7 +23,10 @@ for (const line of LARAVEL_LINES) {
 
     it('writes the time in the same place and units, so ids from PHP and Node interleave in time order', () => {
       const before = orderedUuid();
-      const php = execFileSync('php', ['-r', PHP], { encoding: 'utf8', env: { ...process.env, ...laravelEnv(line) } }).trim();
+      const php = execFileSync('php', ['-r', PHP], {
+        encoding: 'utf8',
+        env: { ...process.env, ...laravelEnv(line) },
+      }).trim();
       const after = orderedUuid();
       expect(version(php)).to.equal(4);
       expect(version(before)).to.equal(4);

@@ -9,30 +9,35 @@ import { LARAVEL_LINES, laravelMajor, phpDispatch, requirePhp } from '../support
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 import { masked } from '../support/php13';
 
-for (const line of LARAVEL_LINES) describe(`interop: payloads for laravel: '${line}'`, function () {
-  this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  const ChainStep = phpClass('App\\Jobs\\ChainStep', { step: 'public' }, { traits: laravelJobTraits(laravelMajor(line)), serializesModels: true });
+for (const line of LARAVEL_LINES)
+  describe(`interop: payloads for laravel: '${line}'`, function () {
+    this.timeout(30000);
+    let port: number;
+    let client: Redis;
+    const ChainStep = phpClass(
+      'App\\Jobs\\ChainStep',
+      { step: 'public' },
+      { traits: laravelJobTraits(laravelMajor(line)), serializesModels: true },
+    );
 
-  before(async function () {
-    requirePhp(this, line);
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(() => client?.disconnect());
+    before(async function () {
+      requirePhp(this, line);
+      port = await requireRedis(this);
+      client = rawClient(port);
+    });
+    after(() => client?.disconnect());
 
-  it('pushes what Laravel pushes for the same job', async function () {
-    const [php, node] = [randomPrefix(), randomPrefix()];
-    await phpDispatch('on-queue', { laravel: line, port, prefix: php, args: ['high'] });
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: node, laravel: line });
-    try {
-      await queue.push(ChainStep.make({ step: 1, queue: 'high' }), 'high');
-    } finally {
-      await queue.close();
-    }
-    const [fromPhp] = await client.lrange(`${php}queues:high`, 0, -1);
-    const [fromNode] = await client.lrange(`${node}queues:high`, 0, -1);
-    expect(masked(fromNode)).to.equal(masked(fromPhp));
+    it('pushes what Laravel pushes for the same job', async function () {
+      const [php, node] = [randomPrefix(), randomPrefix()];
+      await phpDispatch('on-queue', { laravel: line, port, prefix: php, args: ['high'] });
+      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: node, laravel: line });
+      try {
+        await queue.push(ChainStep.make({ step: 1, queue: 'high' }), 'high');
+      } finally {
+        await queue.close();
+      }
+      const [fromPhp] = await client.lrange(`${php}queues:high`, 0, -1);
+      const [fromNode] = await client.lrange(`${node}queues:high`, 0, -1);
+      expect(masked(fromNode)).to.equal(masked(fromPhp));
+    });
   });
-});

@@ -8,7 +8,14 @@ import { Encrypter } from '../../lib/php/Encrypter';
 import { laravelJobTraits, php, phpClass, toPhp } from '../../lib/php/builder';
 import { serializeToBuffer } from '../../lib/php/serialize';
 import { unserialize } from '../../lib/php/unserialize';
-import { PhpArray, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../lib/php/values';
+import {
+  PhpArray,
+  PhpCustomObject,
+  PhpObject,
+  PhpReference,
+  type PhpProperty,
+  type PhpValue,
+} from '../../lib/php/values';
 import { toPlain } from '../../lib/php/view';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { FIXTURE_APP_KEY } from '../support/fixtures';
@@ -40,11 +47,40 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   'float-tenth': () => toPhp(0.1),
   'float-big': () => toPhp(php.float(1e25)),
   'float-small': () => toPhp(1.5e-7),
-  'float-edges': () => toPhp([0.1 + 0.2, 5e-324, 1.7976931348623157e308, 1e15, 1e17, 123456789012345678, 0.0001, 0.00001, -2.5e-300, -1.5].map(php.float)),
+  'float-edges': () =>
+    toPhp(
+      [0.1 + 0.2, 5e-324, 1.7976931348623157e308, 1e15, 1e17, 123456789012345678, 0.0001, 0.00001, -2.5e-300, -1.5].map(
+        php.float,
+      ),
+    ),
   list: () => toPhp([1, 'two', php.float(3)]),
-  'array-mixed-keys': () => toPhp(new Map<string, number>([['z', 1], ['10', 2], ['2', 3], ['a', 4]])),
-  'array-negative-keys': () => toPhp(new Map<string | number, string>([[-5, 'a'], [0, 'b'], ['07', 'c'], ['-0', 'd']])),
-  'array-edge-keys': () => toPhp(new Map<string, string>([['9223372036854775807', 'a'], ['9223372036854775808', 'b'], ['', 'c'], [' 1', 'd']])),
+  'array-mixed-keys': () =>
+    toPhp(
+      new Map<string, number>([
+        ['z', 1],
+        ['10', 2],
+        ['2', 3],
+        ['a', 4],
+      ]),
+    ),
+  'array-negative-keys': () =>
+    toPhp(
+      new Map<string | number, string>([
+        [-5, 'a'],
+        [0, 'b'],
+        ['07', 'c'],
+        ['-0', 'd'],
+      ]),
+    ),
+  'array-edge-keys': () =>
+    toPhp(
+      new Map<string, string>([
+        ['9223372036854775807', 'a'],
+        ['9223372036854775808', 'b'],
+        ['', 'c'],
+        [' 1', 'd'],
+      ]),
+    ),
   'array-nested': () => toPhp({ a: [1, [2, { deep: true }]], b: [] }),
   'object-visibility': () =>
     phpClass('App\\Shapes\\Visible', {
@@ -53,10 +89,17 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
       guarded: { visibility: 'protected', default: 'g' },
       hidden: { visibility: 'private', default: 'h' },
     }).make(),
-  'object-dynamic-numeric': () => new PhpObject('stdClass', [pub('0', 'zero'), pub('12', 'twelve'), pub('name', 'named')]),
+  'object-dynamic-numeric': () =>
+    new PhpObject('stdClass', [pub('0', 'zero'), pub('12', 'twelve'), pub('name', 'named')]),
   'enum-backed': () => php.enum('App\\Shapes\\Suit', 'Hearts'),
   'enum-pure': () => php.enum('App\\Shapes\\Light', 'Green'),
-  'enum-twice': () => toPhp([php.enum('App\\Shapes\\Suit', 'Spades'), php.enum('App\\Shapes\\Light', 'Red'), php.enum('App\\Shapes\\Suit', 'Spades'), php.enum('App\\Shapes\\Light', 'Red')]),
+  'enum-twice': () =>
+    toPhp([
+      php.enum('App\\Shapes\\Suit', 'Spades'),
+      php.enum('App\\Shapes\\Light', 'Red'),
+      php.enum('App\\Shapes\\Suit', 'Spades'),
+      php.enum('App\\Shapes\\Light', 'Red'),
+    ]),
   'shared-object': () => {
     const shared = new PhpObject('stdClass', [pub('n', 1n)]);
     return toPhp([shared, shared, { again: shared }]);
@@ -68,20 +111,56 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   },
   'php-reference': () => toPhp(['aliased', new PhpReference('R', 2)]),
   'php-reference-property': () => new PhpObject('stdClass', [pub('a', 1n), pub('b', new PhpReference('R', 2))]),
-  'array-object': () => php.serialized('ArrayObject', [0, toPhp(new Map<string | number, unknown>([[0, 1], [1, 2], ['k', 'v']])), [], null]),
+  'array-object': () =>
+    php.serialized('ArrayObject', [
+      0,
+      toPhp(
+        new Map<string | number, unknown>([
+          [0, 1],
+          [1, 2],
+          ['k', 'v'],
+        ]),
+      ),
+      [],
+      null,
+    ]),
   'array-object-flags': () => php.serialized('ArrayObject', [2, { a: 1 }, [], null]),
-  'array-iterator': () => php.serialized('ArrayIterator', [0, new Map<string | number, number>([['k', 1], [5, 2]]), [], null]),
-  'spl-object-storage': () => php.serialized('SplObjectStorage', [[new PhpObject('stdClass', [pub('n', 1n)]), 'data'], []]),
+  'array-iterator': () =>
+    php.serialized('ArrayIterator', [
+      0,
+      new Map<string | number, number>([
+        ['k', 1],
+        [5, 2],
+      ]),
+      [],
+      null,
+    ]),
+  'spl-object-storage': () =>
+    php.serialized('SplObjectStorage', [[new PhpObject('stdClass', [pub('n', 1n)]), 'data'], []]),
   'spl-queue': () => php.serialized('SplQueue', [4, [1, 'two'], []]),
   'spl-stack': () => php.serialized('SplStack', [6, [3], []]),
   'spl-fixed-array': () => php.serialized('SplFixedArray', [1, 2, 3]),
   'serialize-list': () => php.serialized('App\\Shapes\\Pair', ['l', php.serialized('App\\Shapes\\Pair', [1, 2])]),
-  'serialize-mixed-keys': () => php.serialized('App\\Shapes\\MixedKeys', new Map<string | number, string>([[10, 'ten'], ['name', 'mixed'], [2, 'two'], [-1, 'minus one']])),
+  'serialize-mixed-keys': () =>
+    php.serialized(
+      'App\\Shapes\\MixedKeys',
+      new Map<string | number, string>([
+        [10, 'ten'],
+        ['name', 'mixed'],
+        [2, 'two'],
+        [-1, 'minus one'],
+      ]),
+    ),
   'serializable-legacy': () => new PhpCustomObject('App\\Shapes\\Legacy', Buffer.from('raw;}data')),
-  'date-time': () => php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: 'Europe/Amsterdam', microsecond: 123456 }),
+  'date-time': () =>
+    php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: 'Europe/Amsterdam', microsecond: 123456 }),
   'date-time-immutable': () => php.dateTime(new Date('2024-05-06T05:08:09Z'), { timezone: '+02:00', immutable: true }),
   carbon: () => php.dateTime(new Date('2024-05-06T07:08:09Z'), { className: 'Illuminate\\Support\\Carbon' }),
-  'carbon-immutable': () => php.dateTime(new Date('2024-01-02T08:04:05Z'), { timezone: 'America/New_York', className: 'Carbon\\CarbonImmutable' }),
+  'carbon-immutable': () =>
+    php.dateTime(new Date('2024-01-02T08:04:05Z'), {
+      timezone: 'America/New_York',
+      className: 'Carbon\\CarbonImmutable',
+    }),
   'date-time-zone': null,
   'date-interval': null,
   'date-period': null,
@@ -89,7 +168,11 @@ const SHAPES: Record<string, (() => PhpValue) | null> = {
   collection: null,
   closure: null,
   bytes: () => toPhp(Buffer.from([0xff, 0xfe, 0x00, 0x80, ...Buffer.from('raw')])),
-  'bytes-in-array': () => toPhp({ digest: Buffer.from('903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142', 'hex'), half: Buffer.from([0xc3, 0x28]) }),
+  'bytes-in-array': () =>
+    toPhp({
+      digest: Buffer.from('903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142', 'hex'),
+      half: Buffer.from([0xc3, 0x28]),
+    }),
 };
 
 /** Shapes a plain (not encrypted) payload cannot carry: json_encode refuses bytes that are not UTF-8. */
@@ -99,7 +182,11 @@ const STANDALONE = ['php-reference', 'php-reference-property'];
 
 /** Job classes of shapes.php: the value array, a model and a collection, then Laravel's traits. */
 const jobClass = (name: string, major: 8 | 12 | 13) =>
-  phpClass(`App\\Shapes\\${name}`, { value: 'public', model: 'public', models: 'public' }, { traits: laravelJobTraits(major), serializesModels: major });
+  phpClass(
+    `App\\Shapes\\${name}`,
+    { value: 'public', model: 'public', models: 'public' },
+    { traits: laravelJobTraits(major), serializesModels: major },
+  );
 
 interface Values {
   shapes: Record<string, string>;
@@ -134,8 +221,13 @@ function describeLine(line: PhpLaravelLine): void {
     });
 
     async function shapesPhp<T>(args: string[], prefix = 'unused:'): Promise<T> {
-      const res = await runPhp('shapes.php', args, { ...laravelEnv(line), LARQ_REDIS_PORT: String(port ?? 6379), LARQ_PREFIX: prefix });
-      if (res.code !== 0) throw new Error(`shapes.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+      const res = await runPhp('shapes.php', args, {
+        ...laravelEnv(line),
+        LARQ_REDIS_PORT: String(port ?? 6379),
+        LARQ_PREFIX: prefix,
+      });
+      if (res.code !== 0)
+        throw new Error(`shapes.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
       return JSON.parse(res.stdout) as T;
     }
 
@@ -143,7 +235,10 @@ function describeLine(line: PhpLaravelLine): void {
     function nativeValue(withBytes: boolean): PhpValue {
       const entries = Object.entries(SHAPES)
         .filter(([name]) => (withBytes || !BYTE_SHAPES.includes(name)) && !STANDALONE.includes(name))
-        .map(([name, build]): [string, PhpValue] => [name, build ? build() : unserialize(bytesOf(values.shapes[name]))]);
+        .map(([name, build]): [string, PhpValue] => [
+          name,
+          build ? build() : unserialize(bytesOf(values.shapes[name])),
+        ]);
       return new PhpArray(entries);
     }
 
@@ -187,7 +282,9 @@ function describeLine(line: PhpLaravelLine): void {
           const job = (await queue.pop())!;
           const view = toPlain(job.command()) as { value: { bytes: unknown } };
           expect(view.value.bytes).to.deep.equal(RAW);
-          expect(text(serializeToBuffer(job.command()))).to.equal(text(encrypter.decryptBuffer(job.payload().command!)));
+          expect(text(serializeToBuffer(job.command()))).to.equal(
+            text(encrypter.decryptBuffer(job.payload().command!)),
+          );
           await job.delete();
         } finally {
           await queue.close();
@@ -198,7 +295,10 @@ function describeLine(line: PhpLaravelLine): void {
         const prefix = randomPrefix();
         const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
         try {
-          await queue.push({ command: SecretShapeJob.make({ value: { bytes: RAW }, model: null, models: null }), encrypt: true });
+          await queue.push({
+            command: SecretShapeJob.make({ value: { bytes: RAW }, model: null, models: null }),
+            encrypt: true,
+          });
         } finally {
           await queue.close();
         }
@@ -215,7 +315,9 @@ function describeLine(line: PhpLaravelLine): void {
             const job = (await queue.pop())!;
             expect(job.getJobId()).to.equal(sent.ids[i]);
             const command = job.payload().command!;
-            const plaintext = className.includes('Secret') ? encrypter.decryptBuffer(command) : Buffer.from(command, 'utf8');
+            const plaintext = className.includes('Secret')
+              ? encrypter.decryptBuffer(command)
+              : Buffer.from(command, 'utf8');
             expect(job.command().className).to.equal(className);
             expect(text(serializeToBuffer(job.command()))).to.equal(text(plaintext));
             const view = toPlain(job.command()) as { value: Record<string, unknown> };
@@ -233,11 +335,14 @@ function describeLine(line: PhpLaravelLine): void {
       it('larq dispatches both jobs built in JS; handle() in PHP gets every shape as PHP serializes it, identities kept', async () => {
         const prefix = randomPrefix();
         const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
-          const model = php.model('App\\Models\\User', 7, { connection: 'mysql' }, LINE);
+        const model = php.model('App\\Models\\User', 7, { connection: 'mysql' }, LINE);
         const models = php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, LINE);
         try {
           await queue.push(ShapeJob.make({ value: nativeValue(false), model, models }));
-          await queue.push({ command: SecretShapeJob.make({ value: nativeValue(true), model, models }), encrypt: true });
+          await queue.push({
+            command: SecretShapeJob.make({ value: nativeValue(true), model, models }),
+            encrypt: true,
+          });
         } finally {
           await queue.close();
         }
@@ -245,7 +350,9 @@ function describeLine(line: PhpLaravelLine): void {
         expect(received.map((r) => r.class)).to.deep.equal(['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob']);
         for (const r of received) {
           const withBytes = r.class.includes('Secret');
-          const names = Object.keys(SHAPES).filter((n) => (withBytes || !BYTE_SHAPES.includes(n)) && !STANDALONE.includes(n));
+          const names = Object.keys(SHAPES).filter(
+            (n) => (withBytes || !BYTE_SHAPES.includes(n)) && !STANDALONE.includes(n),
+          );
           expect(Object.keys(r.shapes)).to.deep.equal(names);
           // A closure's `self` is an object hash that changes with every serialize(): its fact says it runs.
           for (const name of names.filter((n) => n !== 'closure')) {
@@ -263,7 +370,11 @@ function describeLine(line: PhpLaravelLine): void {
             models: ['Illuminate\\Database\\Eloquent\\Collection', [7, 8]],
             closure: 42,
           });
-          if (withBytes) expect(r.facts).to.deep.include({ bytes: 'fffe0080726177', digest: '903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142' });
+          if (withBytes)
+            expect(r.facts).to.deep.include({
+              bytes: 'fffe0080726177',
+              digest: '903e8977d6e53be09156673cd9a39322507d4a3278e477c309b2306b2e718142',
+            });
         }
       });
     });

@@ -17,11 +17,49 @@ function range(from: number, to: number): string[] {
 const ASCII = range(0x20, 0x7e);
 const LATIN = [...range(0xc0, 0x24f), ...range(0x1e00, 0x1eff)].filter((c) => /\p{L}/u.test(c));
 const TITLES = [
-  'Laravel', 'Acme Shop', 'my app!!', '  --My__App!! 2-- ', 'A&B', '50% off', 'x@y.com', 'Café Crème', 'Straße',
-  'Ærø', 'Łódź', 'İstanbul', 'Ağaç', 'Điện Biên Phủ', 'Română ţară', 'naïve façade', 'Œuvre', 'þorn', 'Ðuro Šćepanović',
-  'Café\u0301 decomposed', 'магазин', 'Магазин Ёж', 'Ελληνικά', 'Αθήνα', '中文名字', '東京ショップ', '한국어', 'عربي',
-  'עברית', 'हिन्दी', 'ไทย', 'Pokémon 🎉 Shop', '🚀', '½ price', '™ brand', '€uro', '¥en', '№5', 'ﬁ ligature', 'ĳssel',
-  'µ', 'Ⅻ', 'non\u00a0breaking',
+  'Laravel',
+  'Acme Shop',
+  'my app!!',
+  '  --My__App!! 2-- ',
+  'A&B',
+  '50% off',
+  'x@y.com',
+  'Café Crème',
+  'Straße',
+  'Ærø',
+  'Łódź',
+  'İstanbul',
+  'Ağaç',
+  'Điện Biên Phủ',
+  'Română ţară',
+  'naïve façade',
+  'Œuvre',
+  'þorn',
+  'Ðuro Šćepanović',
+  'Café\u0301 decomposed',
+  'магазин',
+  'Магазин Ёж',
+  'Ελληνικά',
+  'Αθήνα',
+  '中文名字',
+  '東京ショップ',
+  '한국어',
+  'عربي',
+  'עברית',
+  'हिन्दी',
+  'ไทย',
+  'Pokémon 🎉 Shop',
+  '🚀',
+  '½ price',
+  '™ brand',
+  '€uro',
+  '¥en',
+  '№5',
+  'ﬁ ligature',
+  'ĳssel',
+  'µ',
+  'Ⅻ',
+  'non\u00a0breaking',
 ];
 
 describe("interop: APP_NAME to key prefix as Laravel's Str::slug does", function () {
@@ -32,7 +70,12 @@ describe("interop: APP_NAME to key prefix as Laravel's Str::slug does", function
   before(async function () {
     requirePhp(this);
     dir = mkdtempSync(join(tmpdir(), 'larq-slug-'));
-    const titles = [...ASCII.map((c) => `a${c}b`), ...LATIN, ...LATIN.map((c) => `Big ${c}${c.toLowerCase()} name`), ...TITLES];
+    const titles = [
+      ...ASCII.map((c) => `a${c}b`),
+      ...LATIN,
+      ...LATIN.map((c) => `Big ${c}${c.toLowerCase()} name`),
+      ...TITLES,
+    ];
     const file = join(dir, 'titles.json');
     writeFileSync(file, JSON.stringify(titles));
     const res = await runPhp('slug.php', [file]);
@@ -65,7 +108,9 @@ describe("interop: APP_NAME to key prefix as Laravel's Str::slug does", function
   });
 
   it('accepts every letter of Latin-1 and Latin Extended-A, and the accented letters of Vietnamese and other Latin scripts', function () {
-    const common = [...range(0xc0, 0x17f), ...range(0x1ea0, 0x1ef9)].filter((c) => /\p{L}/u.test(c) && c !== '\u00d7' && c !== '\u00f7');
+    const common = [...range(0xc0, 0x17f), ...range(0x1ea0, 0x1ef9)].filter(
+      (c) => /\p{L}/u.test(c) && c !== '\u00d7' && c !== '\u00f7',
+    );
     expect(common.filter((c) => larq(c) === 'refused')).to.deep.equal([]);
   });
 
@@ -81,6 +126,9 @@ describe("interop: APP_NAME to key prefix as Laravel's Str::slug does", function
   });
 
   it('refuses with an error that names the option, the characters and the fix', function () {
-    expect(() => laravelPrefix('магазин', 12)).to.throw(UntransliterableTitleError, /^appName: "магазин" has characters .*\("м", "а", "г", "з", "и", "н"\).*REDIS_PREFIX and CACHE_PREFIX/);
+    expect(() => laravelPrefix('магазин', 12)).to.throw(
+      UntransliterableTitleError,
+      /^appName: "магазин" has characters .*\("м", "а", "г", "з", "и", "н"\).*REDIS_PREFIX and CACHE_PREFIX/,
+    );
   });
 });

@@ -36,12 +36,19 @@ describe('interop: one trace from a Laravel 13.26 dispatch through a Node job to
     const raw = JSON.parse((await client.lrange(`${prefix}queues:node`, 0, -1))[0]) as Record<string, unknown>;
     expect(raw.traceparent).to.equal(php.traceparent);
 
-    const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, telemetry: { tracing: new JobTracing() } });
+    const queue = new RedisQueue({
+      connection: { port },
+      prefix,
+      laravel: major,
+      telemetry: { tracing: new JobTracing() },
+    });
     const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', async (c) => {
       await queue.push(SendWelcomeEmail.make({ to: `from node: ${String(c.to)}`, subject: 'Node', meta: null }), 'php');
     });
     try {
-      const result = await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon('node');
+      const result = await createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096 }).daemon(
+        'node',
+      );
       expect(result).to.deep.equal({ status: 0, reason: 'empty' });
     } finally {
       await queue.close();

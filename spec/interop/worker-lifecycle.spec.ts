@@ -9,35 +9,44 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
-for (const line of LARAVEL_LINES) describe(`interop: a hung larq handler and Laravel ${line}'s worker`, function () {
-  this.timeout(60000);
-  const { major, phpDispatch, runLaravelWorker } = laravelHarness(line);
-  let port: number;
-  let client: Redis;
+for (const line of LARAVEL_LINES)
+  describe(`interop: a hung larq handler and Laravel ${line}'s worker`, function () {
+    this.timeout(60000);
+    const { major, phpDispatch, runLaravelWorker } = laravelHarness(line);
+    let port: number;
+    let client: Redis;
 
-  before(async function () {
-    requirePhp(this, line);
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(() => client?.disconnect());
+    before(async function () {
+      requirePhp(this, line);
+      port = await requireRedis(this);
+      client = rawClient(port);
+    });
+    after(() => client?.disconnect());
 
-  it('larq exits 1 leaving the job reserved with attempts 1; Laravel runs it after retry_after as attempt 2', async function () {
-    const prefix = randomPrefix();
-    await phpDispatch('object-basic', { port, prefix });
-    const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 2 });
-    try {
-      const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => new Promise<void>(() => undefined));
-      const worker = createWorker(queue, handlers, { timeout: 1, timeoutGraceSeconds: 1, maxTries: 3, sleep: 0.05, memory: 4096 });
-      expect(await worker.daemon('default')).to.deep.equal({ status: 1, reason: 'timed_out' });
-    } finally {
-      await queue.close();
-    }
-    const reserved = await client.zrange(`${prefix}queues:default:reserved`, 0, -1);
-    expect(reserved.map((r) => JSON.parse(r).attempts)).to.deep.equal([1]);
-    await new Promise((r) => setTimeout(r, 2500)); // retry_after
-    const records = await runLaravelWorker({ port, prefix, retryAfter: 2, tries: 3 });
-    expect(records.map((r) => [r.hook, r.class, r.attempts])).to.deep.equal([['handle', 'App\\Jobs\\SendWelcomeEmail', 2]]);
-    expect(await client.keys(`${prefix}queues:*`)).to.deep.equal([]);
+    it('larq exits 1 leaving the job reserved with attempts 1; Laravel runs it after retry_after as attempt 2', async function () {
+      const prefix = randomPrefix();
+      await phpDispatch('object-basic', { port, prefix });
+      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 2 });
+      try {
+        const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => new Promise<void>(() => undefined));
+        const worker = createWorker(queue, handlers, {
+          timeout: 1,
+          timeoutGraceSeconds: 1,
+          maxTries: 3,
+          sleep: 0.05,
+          memory: 4096,
+        });
+        expect(await worker.daemon('default')).to.deep.equal({ status: 1, reason: 'timed_out' });
+      } finally {
+        await queue.close();
+      }
+      const reserved = await client.zrange(`${prefix}queues:default:reserved`, 0, -1);
+      expect(reserved.map((r) => JSON.parse(r).attempts)).to.deep.equal([1]);
+      await new Promise((r) => setTimeout(r, 2500)); // retry_after
+      const records = await runLaravelWorker({ port, prefix, retryAfter: 2, tries: 3 });
+      expect(records.map((r) => [r.hook, r.class, r.attempts])).to.deep.equal([
+        ['handle', 'App\\Jobs\\SendWelcomeEmail', 2],
+      ]);
+      expect(await client.keys(`${prefix}queues:*`)).to.deep.equal([]);
+    });
   });
-});

@@ -5,7 +5,8 @@ import { openSync, writeSync } from 'fs';
 import { Handlers } from '../../lib/handlers/Handlers';
 
 const fd = openSync(process.env.LARQ_CHAOS_RECORD ?? '/dev/null', 'a');
-const record = (event: string, step: unknown, attempt: number) => writeSync(fd, `${event} ${String(step)} ${process.pid} ${attempt} ${Date.now()}\n`);
+const record = (event: string, step: unknown, attempt: number) =>
+  writeSync(fd, `${event} ${String(step)} ${process.pid} ${attempt} ${Date.now()}\n`);
 
 export default new Handlers().object('App\\Jobs\\ChainStep', async (command, ctx) => {
   record('start', command.step, ctx.attempts);

@@ -76,18 +76,28 @@ export class LocalCluster {
       return new RedisProcess(
         port,
         [
-          '--port', String(port),
-          '--bind', '127.0.0.1',
-          '--dir', dir,
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', `nodes-${port}.conf`,
-          '--cluster-port', String(busPort),
-          '--cluster-node-timeout', String(nodeTimeoutMs),
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-port',
+          String(busPort),
+          '--cluster-node-timeout',
+          String(nodeTimeoutMs),
           // A replica may always stand in for its primary, however long the primary went unheard:
           // tests kill primaries on purpose and want the promotion every time.
-          '--cluster-replica-validity-factor', '0',
-          '--save', '',
-          '--appendonly', 'no',
+          '--cluster-replica-validity-factor',
+          '0',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
         ],
         dir,
       );
@@ -95,9 +105,20 @@ export class LocalCluster {
     const cluster = new LocalCluster(nodes, dir);
     try {
       await Promise.all(nodes.map((n) => n.start()));
-      await run('redis-cli', ['--cluster', 'create', ...ports.slice(0, 6).map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
-        timeout: startTimeoutMs,
-      });
+      await run(
+        'redis-cli',
+        [
+          '--cluster',
+          'create',
+          ...ports.slice(0, 6).map((p) => `127.0.0.1:${p}`),
+          '--cluster-replicas',
+          '1',
+          '--cluster-yes',
+        ],
+        {
+          timeout: startTimeoutMs,
+        },
+      );
       await cluster.waitUntilHealthy(Math.max(0, began + startTimeoutMs - Date.now()));
     } catch (e) {
       await cluster.stop();
@@ -171,13 +192,21 @@ export class LocalCluster {
     if (replicaPorts.length === 0) throw new Error(`the primary on port ${primary.port} has no replica to promote`);
     const killedAt = Date.now();
     await this.node(primary.port).kill();
-    const promotedPort = await waitFor(`a replica of port ${primary.port} to serve slot ${slot}`, timeoutMs, async () => {
-      for (const port of replicaPorts) {
-        if ((await this.node(port).info('replication')).role === 'master') return port;
-      }
-      return undefined;
-    });
-    await this.waitUntilAgreed((views) => views.every((v) => v.some((n) => n.port === promotedPort && n.role === 'master' && servesSlot(n, slot))), Math.max(0, killedAt + timeoutMs - Date.now()));
+    const promotedPort = await waitFor(
+      `a replica of port ${primary.port} to serve slot ${slot}`,
+      timeoutMs,
+      async () => {
+        for (const port of replicaPorts) {
+          if ((await this.node(port).info('replication')).role === 'master') return port;
+        }
+        return undefined;
+      },
+    );
+    await this.waitUntilAgreed(
+      (views) =>
+        views.every((v) => v.some((n) => n.port === promotedPort && n.role === 'master' && servesSlot(n, slot))),
+      Math.max(0, killedAt + timeoutMs - Date.now()),
+    );
     return { slot, killedPort: primary.port, promotedPort, failoverMs: Date.now() - killedAt };
   }
 
@@ -192,7 +221,10 @@ export class LocalCluster {
       const info = await node.info('replication');
       return info.role === 'slave' && info.master_link_status === 'up' ? true : undefined;
     });
-    await this.waitUntilAgreed((views) => views.every((v) => v.some((n) => n.port === port && n.role === 'replica' && !n.failing)), timeoutMs);
+    await this.waitUntilAgreed(
+      (views) => views.every((v) => v.some((n) => n.port === port && n.role === 'replica' && !n.failing)),
+      timeoutMs,
+    );
   }
 
   /** Closes every client made by client(), kills every node and removes the temp dir. */
@@ -204,13 +236,19 @@ export class LocalCluster {
 
   /** Waits until every running node sees 3 primaries with all slots, their replicas synced, state ok. */
   private async waitUntilHealthy(timeoutMs: number): Promise<void> {
-    await this.waitUntilAgreed((views) =>
-      views.every((v) => {
-        const primaries = v.filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0);
-        const covered = primaries.flatMap((n) => n.slots).reduce((sum, [from, to]) => sum + to - from + 1, 0);
-        return primaries.length === 3 && covered === CLUSTER_SLOTS && v.filter((n) => n.role === 'replica' && !n.failing).length === 3;
-      }),
-    timeoutMs);
+    await this.waitUntilAgreed(
+      (views) =>
+        views.every((v) => {
+          const primaries = v.filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0);
+          const covered = primaries.flatMap((n) => n.slots).reduce((sum, [from, to]) => sum + to - from + 1, 0);
+          return (
+            primaries.length === 3 &&
+            covered === CLUSTER_SLOTS &&
+            v.filter((n) => n.role === 'replica' && !n.failing).length === 3
+          );
+        }),
+      timeoutMs,
+    );
     await waitFor('every replica to finish its sync', timeoutMs, async () => {
       for (const node of this.nodes.filter((n) => n.alive)) {
         const info = await node.info('replication');

@@ -80,12 +80,17 @@ export class CommandWatch {
 
   /** The command with the most arguments seen so far (name included), or undefined when none. */
   largest(): WatchedCommand | undefined {
-    return this.commands.reduce<WatchedCommand | undefined>((most, c) => (most === undefined || c.argv.length > most.argv.length ? c : most), undefined);
+    return this.commands.reduce<WatchedCommand | undefined>(
+      (most, c) => (most === undefined || c.argv.length > most.argv.length ? c : most),
+      undefined,
+    );
   }
 
   /** Commands named `name` (any case), optionally only those a script issued. */
   named(name: string, from?: 'lua'): WatchedCommand[] {
-    return this.commands.filter((c) => c.argv[0]?.toLowerCase() === name.toLowerCase() && (from === undefined || c.source === from));
+    return this.commands.filter(
+      (c) => c.argv[0]?.toLowerCase() === name.toLowerCase() && (from === undefined || c.source === from),
+    );
   }
 
   /** Forgets what was recorded. */

@@ -7,7 +7,16 @@
 // spawned process 1-2 s on a quiet machine and 6-30 s on a starved one (40% steal time), where the specs'
 // deadlines then failed with nothing wrong in larq. What the specs check is larq's behaviour, and that
 // is the same code either way.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join, relative } from 'path';
 import * as ts from 'typescript';
@@ -47,8 +56,13 @@ export function compileCli(specModules: string[] = []): CompiledCli {
   const options = compilerOptions();
   const modules = ['spec/support/cli/handlers.ts', ...specModules].map((m) => join(ROOT, m));
   for (const file of [...tsFiles(join(ROOT, 'lib')), ...modules]) {
-    const { outputText, diagnostics } = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file, reportDiagnostics: true });
-    if (diagnostics?.length) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText, '\n')}`);
+    const { outputText, diagnostics } = ts.transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions: options,
+      fileName: file,
+      reportDiagnostics: true,
+    });
+    if (diagnostics?.length)
+      throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText, '\n')}`);
     const target = join(out, relative(ROOT, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, outputText);

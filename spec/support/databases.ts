@@ -37,7 +37,10 @@ export interface TestDatabase {
  * The database's own driver client, as a user would pass it in: a better-sqlite3 Database, or a mysql2
  * or pg pool (`single`: one mysql2 Connection or pg Client instead).
  */
-export async function nativeClient(db: TestDatabase, opts: { single?: boolean } = {}): Promise<{ config: SqlConnectionConfig; close(): Promise<void> }> {
+export async function nativeClient(
+  db: TestDatabase,
+  opts: { single?: boolean } = {},
+): Promise<{ config: SqlConnectionConfig; close(): Promise<void> }> {
   const c = db.config;
   if ('client' in c) throw new Error('nativeClient: the test database has settings, not a client');
   if (c.driver === 'sqlite') {
@@ -54,7 +57,15 @@ export async function nativeClient(db: TestDatabase, opts: { single?: boolean } 
     const pool = new PgPool(settings);
     return { config: { driver: 'pgsql', client: pool }, close: () => pool.end() };
   }
-  const settings = { host: c.host, port: c.port, socketPath: c.socketPath, user: c.user, password: c.password, database: c.database, charset: 'utf8mb4_unicode_ci' };
+  const settings = {
+    host: c.host,
+    port: c.port,
+    socketPath: c.socketPath,
+    user: c.user,
+    password: c.password,
+    database: c.database,
+    charset: 'utf8mb4_unicode_ci',
+  };
   if (opts.single) {
     const conn = await mysql.createConnection(settings);
     return { config: { driver: c.driver, client: conn }, close: () => conn.end() };

@@ -4,7 +4,16 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { formatPhpFloat } from '../../lib/php/float';
-import { PhpArray, PhpArrayKey, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference, PhpValue } from '../../lib/php/values';
+import {
+  PhpArray,
+  PhpArrayKey,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpReference,
+  PhpValue,
+} from '../../lib/php/values';
 import { Described, Fixture, FIXTURE_DIR } from './fixtures';
 
 /** Describe a PHP value in the fixtures' format (floats as PHP's var_export text, e.g. "2.0"). */
@@ -29,7 +38,13 @@ function describeIn(value: PhpValue, path: (PhpArray | PhpObject)[]): Described 
   if (path.includes(value)) throw new Error('describe: the value contains itself');
   const inner = [...path, value];
   if (value instanceof PhpArray) {
-    return { t: 'array', entries: [...value.entries].map(([k, v]) => ({ k: typeof k === 'bigint' ? keyNumber(k) : k, v: describeIn(v, inner) })) };
+    return {
+      t: 'array',
+      entries: [...value.entries].map(([k, v]) => ({
+        k: typeof k === 'bigint' ? keyNumber(k) : k,
+        v: describeIn(v, inner),
+      })),
+    };
   }
   return {
     t: 'object',
@@ -51,7 +66,8 @@ export function fromDescribed(d: Described): PhpValue {
     case 'bool':
       return d.v;
     case 'int':
-      if (typeof d.v === 'number' && !Number.isSafeInteger(d.v)) throw new Error(`fromDescribed: int ${d.v} was rounded by JSON.parse; use parseJsonExact`);
+      if (typeof d.v === 'number' && !Number.isSafeInteger(d.v))
+        throw new Error(`fromDescribed: int ${d.v} was rounded by JSON.parse; use parseJsonExact`);
       return BigInt(d.v);
     case 'float':
       return d.v === 'NAN' ? NaN : d.v === 'INF' ? Infinity : d.v === '-INF' ? -Infinity : Number(d.v);
@@ -60,11 +76,21 @@ export function fromDescribed(d: Described): PhpValue {
     case 'enum':
       return new PhpEnum(d.class, d.case);
     case 'array':
-      return new PhpArray(d.entries.map((e): [PhpArrayKey, PhpValue] => [typeof e.k === 'number' ? BigInt(e.k) : e.k, fromDescribed(e.v)]));
+      return new PhpArray(
+        d.entries.map((e): [PhpArrayKey, PhpValue] => [
+          typeof e.k === 'number' ? BigInt(e.k) : e.k,
+          fromDescribed(e.v),
+        ]),
+      );
     case 'object':
       return new PhpObject(
         d.class,
-        d.props.map((p) => ({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value: fromDescribed(p.value) })),
+        d.props.map((p) => ({
+          name: p.name,
+          visibility: p.visibility,
+          ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}),
+          value: fromDescribed(p.value),
+        })),
       );
   }
 }
@@ -80,7 +106,9 @@ export function parseJsonExact(text: string): unknown {
 
 /** A fixture's `job` description read exactly (big ints as strings), or undefined when it has none. */
 export function exactJob(f: Fixture): Described | undefined {
-  const data = parseJsonExact(readFileSync(join(FIXTURE_DIR, f.version, `${f.name}.json`), 'utf8')) as { job?: Described };
+  const data = parseJsonExact(readFileSync(join(FIXTURE_DIR, f.version, `${f.name}.json`), 'utf8')) as {
+    job?: Described;
+  };
   return data.job;
 }
 
@@ -89,7 +117,8 @@ function intText(n: bigint): number | string {
 }
 
 function keyNumber(k: bigint): number {
-  if (k < BigInt(Number.MIN_SAFE_INTEGER) || k > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`describe: array key ${k} has no exact JSON number`);
+  if (k < BigInt(Number.MIN_SAFE_INTEGER) || k > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new Error(`describe: array key ${k} has no exact JSON number`);
   return Number(k);
 }
 

@@ -200,7 +200,8 @@ export class FakeQueue implements WorkerQueue<FakeJob> {
       this.popMany = async (queue, index, count) => {
         this.log.push(`popMany:${queue}:${count}`);
         const jobs: FakeJob[] = [];
-        for (let job = this.popOne(queue); job !== null; job = jobs.length < count ? this.popOne(queue) : null) jobs.push(job);
+        for (let job = this.popOne(queue); job !== null; job = jobs.length < count ? this.popOne(queue) : null)
+          jobs.push(job);
         return jobs;
       };
     }
@@ -347,7 +348,11 @@ export class FakeFailer implements FailedJobLogger {
 }
 
 /** A promise with its resolve and reject. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+export function deferred<T = void>(): {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+} {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<T>((res, rej) => {

@@ -7,12 +7,23 @@ export const FIXTURE_DIR = join(__dirname, '..', '..', 'compat-fixtures', 'larav
 
 export type RedisDump = Record<
   string,
-  { type: 'list'; items: string[] } | { type: 'zset'; items: { member: string; score: number }[] } | { type: string; value?: unknown; items?: unknown }
+  | { type: 'list'; items: string[] }
+  | { type: 'zset'; items: { member: string; score: number }[] }
+  | { type: string; value?: unknown; items?: unknown }
 >;
 
 /** The language-neutral description of a PHP value used by the fixtures' `job` field. */
 export type Described =
-  | { t: 'object'; class: string; props: { name: string; visibility: 'public' | 'protected' | 'private'; declaringClass?: string; value: Described }[] }
+  | {
+      t: 'object';
+      class: string;
+      props: {
+        name: string;
+        visibility: 'public' | 'protected' | 'private';
+        declaringClass?: string;
+        value: Described;
+      }[];
+    }
   | { t: 'string'; v: string }
   | { t: 'int'; v: number | string }
   | { t: 'bool'; v: boolean }
@@ -38,8 +49,12 @@ export interface Fixture {
 /** Every fixture, for every Laravel version. */
 export function loadFixtures(): Fixture[] {
   const out: Fixture[] = [];
-  for (const version of readdirSync(FIXTURE_DIR).filter((d) => d.endsWith('.x')).sort()) {
-    for (const file of readdirSync(join(FIXTURE_DIR, version)).filter((f) => f.endsWith('.json')).sort()) {
+  for (const version of readdirSync(FIXTURE_DIR)
+    .filter((d) => d.endsWith('.x'))
+    .sort()) {
+    for (const file of readdirSync(join(FIXTURE_DIR, version))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const data = JSON.parse(readFileSync(join(FIXTURE_DIR, version, file), 'utf8'));
       out.push({ version, name: file.replace(/\.json$/, ''), ...data });
     }

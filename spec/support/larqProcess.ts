@@ -13,14 +13,22 @@ export interface LarqProcess {
 }
 
 /** This process's environment without the app's variables (APP_, REDIS_, DB_, CACHE_, QUEUE_, LARQ_) and `unset`, plus `extra`. */
-export function appFreeEnv(extra: Record<string, string> = {}, unset: string[] = []): Record<string, string | undefined> {
+export function appFreeEnv(
+  extra: Record<string, string> = {},
+  unset: string[] = [],
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of Object.keys(env)) if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) || unset.includes(name)) delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) || unset.includes(name)) delete env[name];
   return { ...env, ...extra };
 }
 
 /** Start `node main ...args` in `cwd` with appFreeEnv(extraEnv). */
-export function startLarq(main: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; unset?: string[] } = {}): LarqProcess {
+export function startLarq(
+  main: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; unset?: string[] } = {},
+): LarqProcess {
   const child = spawn(process.execPath, [main, ...args], { cwd: opts.cwd, env: appFreeEnv(opts.env, opts.unset) });
   const run = { child, stdout: '', stderr: '' } as LarqProcess;
   child.stdout!.on('data', (d) => (run.stdout += d));
@@ -30,7 +38,11 @@ export function startLarq(main: string, args: string[], opts: { cwd?: string; en
 }
 
 /** Run larq to its end (killed after `timeoutMs`); its exit code and output. */
-export async function runLarq(main: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runLarq(
+  main: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = startLarq(main, args, opts);
   const limit = setTimeout(() => run.child.kill('SIGKILL'), opts.timeoutMs ?? 60000);
   const code = await run.done;

@@ -21,7 +21,9 @@ export interface PackedLarq {
 export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
   const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240_000 });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal} in ${cwd}\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} exited ${result.status ?? result.signal} in ${cwd}\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return result.stdout;
 }
@@ -29,7 +31,12 @@ export function run(command: string, args: string[], cwd: string, env: NodeJS.Pr
 /** Copy a fresh clone's files into `work`/clone and `npm pack` them into `work`. */
 export function packLarq(work: string): PackedLarq {
   const clone = join(work, 'clone');
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
   for (const file of listed) {
     // Deleted in the working tree but not yet committed; or a node_modules symlink (git's node_modules/
     // pattern matches directories only), which the clone gets below.
@@ -39,12 +46,16 @@ export function packLarq(work: string): PackedLarq {
   }
   if (existsSync(join(clone, 'dist'))) throw new Error('a fresh clone has no dist/');
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone)) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   return { tarball: join(work, packed[0].filename), files: packed[0].files.map((f) => f.path) };
 }
 
 function version(pkg: string): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /**
@@ -57,10 +68,31 @@ export function createProject(dir: string, tarball: string, packageJson: Record<
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', rootDir: 'src', types: ['node'] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: false,
+        outDir: 'out',
+        rootDir: 'src',
+        types: ['node'],
+      },
     }),
   );
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `typescript@${version('typescript')}`, `@types/node@${version('@types/node')}`], dir);
+  run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      `typescript@${version('typescript')}`,
+      `@types/node@${version('@types/node')}`,
+    ],
+    dir,
+  );
 }
 
 /** Compile the project's src/ with its own TypeScript. */

@@ -48,7 +48,14 @@ export type PhpDescribed =
   | { t: 'null' }
   | { t: 'array'; entries: { k: number | string; v: PhpDescribed }[] }
   | { t: 'enum'; class: string; case: string }
-  | { t: 'model'; class: string; connection: string | null; exists: boolean; key: PhpDescribed; attributes: PhpDescribed };
+  | {
+      t: 'model';
+      class: string;
+      connection: string | null;
+      exists: boolean;
+      key: PhpDescribed;
+      attributes: PhpDescribed;
+    };
 
 /** One property of a described object; declaringClass only for private ones. */
 export interface PhpProp {
@@ -250,14 +257,24 @@ function tryBoot(line: PhpLaravelLine): LaravelBoot | Error {
   try {
     execFileSync('php', ['-r', check], { stdio: 'ignore' });
   } catch {
-    return new Error('php8.2-cli with php-redis, php-sqlite3, php-mbstring and php-laravel-framework is required (scripts/setup installs them)');
+    return new Error(
+      'php8.2-cli with php-redis, php-sqlite3, php-mbstring and php-laravel-framework is required (scripts/setup installs them)',
+    );
   }
   if (line !== '8.83') {
     const unpack = spawnSync('bash', [join(ROOT, 'scripts', 'unpack-laravel'), line], { encoding: 'utf8' });
-    if (unpack.status !== 0) return new Error(`Laravel ${line} could not be unpacked: ${unpack.stderr.trim() || unpack.error?.message}`);
+    if (unpack.status !== 0)
+      return new Error(`Laravel ${line} could not be unpacked: ${unpack.stderr.trim() || unpack.error?.message}`);
   }
-  const run = spawnSync('php', [join(PHP_DIR, 'version.php')], { encoding: 'utf8', env: { ...process.env, ...laravelEnv(line) }, timeout: 60000 });
-  if (run.status !== 0) return new Error(`Laravel ${line} does not boot (version.php exited ${run.status ?? run.signal}): ${run.stderr.trim()}`);
+  const run = spawnSync('php', [join(PHP_DIR, 'version.php')], {
+    encoding: 'utf8',
+    env: { ...process.env, ...laravelEnv(line) },
+    timeout: 60000,
+  });
+  if (run.status !== 0)
+    return new Error(
+      `Laravel ${line} does not boot (version.php exited ${run.status ?? run.signal}): ${run.stderr.trim()}`,
+    );
   return JSON.parse(run.stdout) as LaravelBoot;
 }
 
@@ -275,15 +292,24 @@ export function requirePhp(ctx: Mocha.Context, line: PhpLaravelLine = DEFAULT_LA
 }
 
 /** Runs a PHP script (a name in compat-fixtures/php, or a path); kills it after timeoutMs. */
-export function runPhp(script: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 60000): Promise<PhpResult> {
+export function runPhp(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  timeoutMs = 60000,
+): Promise<PhpResult> {
   return spawnPhp(script, args, env, timeoutMs).result;
 }
 
 /** Dispatches a dispatch.php scenario through real Laravel; rejects when the script fails. */
-export async function phpDispatch(scenario: string, opts: PhpConnection & { args?: (string | number)[] }): Promise<PhpDispatchResult> {
+export async function phpDispatch(
+  scenario: string,
+  opts: PhpConnection & { args?: (string | number)[] },
+): Promise<PhpDispatchResult> {
   const args = [scenario, ...(opts.args ?? []).map(String)];
   const res = await runPhp('dispatch.php', args, phpEnv(opts));
-  if (res.code !== 0) throw new Error(`dispatch.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+  if (res.code !== 0)
+    throw new Error(`dispatch.php ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
   return JSON.parse(res.stdout) as PhpDispatchResult;
 }
 
@@ -340,7 +366,9 @@ function startWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
         if (exited) {
           const run = await done;
           if (run.records.length >= n) return run.records;
-          throw new Error(`worker exited (${run.code ?? run.signal}) after ${run.records.length} of ${n} records:\n${run.stderr}`);
+          throw new Error(
+            `worker exited (${run.code ?? run.signal}) after ${run.records.length} of ${n} records:\n${run.stderr}`,
+          );
         }
         const now = records();
         if (now.length >= n) return now;
@@ -357,9 +385,10 @@ function startWorker(opts: LaravelWorkerOptions): LaravelWorkerHandle {
 
 /** The environment that points a harness script at the connection's Redis: one server or a cluster. */
 export function redisEnv(opts: Pick<PhpConnection, 'port' | 'cluster'>): Record<string, string> {
-  if (opts.cluster !== undefined && opts.port !== undefined) throw new Error('a PhpConnection takes port or cluster, not both');
+  if (opts.cluster !== undefined && opts.port !== undefined)
+    throw new Error('a PhpConnection takes port or cluster, not both');
   if (opts.cluster !== undefined) {
-    if (opts.cluster.length === 0) throw new Error('a PhpConnection\'s cluster names no node');
+    if (opts.cluster.length === 0) throw new Error("a PhpConnection's cluster names no node");
     return { LARQ_REDIS_CLUSTER: opts.cluster.join(',') };
   }
   if (opts.port === undefined) throw new Error('a PhpConnection needs port or cluster');
@@ -408,7 +437,10 @@ function spawnPhp(
 ): { proc: ChildProcess; result: Promise<PhpResult> } {
   const path = isAbsolute(script) ? script : join(PHP_DIR, script);
   // The line is always named, so a LARQ_LARAVEL in the spec runner's own environment changes nothing.
-  const proc = spawn('php', [path, ...args], { env: { ...process.env, ...laravelEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn('php', [path, ...args], {
+    env: { ...process.env, ...laravelEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const result = new Promise<PhpResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -461,7 +493,8 @@ export function laravelHarness(line: PhpLaravelLine): LaravelHarness {
     runLaravelWorker: (opts) => runLaravelWorker({ laravel: line, ...opts }),
     runLaravelWorkerDetailed: (opts) => runLaravelWorkerDetailed({ laravel: line, ...opts }),
     startLaravelWorker: (opts) => startLaravelWorker({ laravel: line, ...opts }),
-    runPhp: (script, args = [], env = {}, timeoutMs) => runPhp(script, args, { ...laravelEnv(line), ...env }, timeoutMs),
+    runPhp: (script, args = [], env = {}, timeoutMs) =>
+      runPhp(script, args, { ...laravelEnv(line), ...env }, timeoutMs),
   };
 }
 
@@ -507,7 +540,10 @@ export interface HorizonRead {
   silenced: HorizonRecord[];
   failed: HorizonRecord[];
   counts: Record<'recent' | 'pending' | 'completed' | 'silenced' | 'failed' | 'recentlyFailed', number>;
-  metrics: { jobs: Record<string, { throughput: number; runtime: number }>; queues: Record<string, { throughput: number; runtime: number }> };
+  metrics: {
+    jobs: Record<string, { throughput: number; runtime: number }>;
+    queues: Record<string, { throughput: number; runtime: number }>;
+  };
   afterSnapshot: {
     measuredJobs: string[];
     measuredQueues: string[];
@@ -525,7 +561,14 @@ export function requireHorizon(ctx: Mocha.Context, line: PhpLaravelLine): void {
   let boot = horizonBoots.get(line);
   if (boot === undefined) {
     const unpack = spawnSync('bash', [join(ROOT, 'scripts', 'unpack-laravel'), 'horizon-5.29'], { encoding: 'utf8' });
-    const run = unpack.status === 0 ? spawnSync('php', [join(PHP_DIR, 'horizon-cli.php'), 'boot'], { encoding: 'utf8', env: { ...process.env, ...laravelEnv(line) }, timeout: 60000 }) : unpack;
+    const run =
+      unpack.status === 0
+        ? spawnSync('php', [join(PHP_DIR, 'horizon-cli.php'), 'boot'], {
+            encoding: 'utf8',
+            env: { ...process.env, ...laravelEnv(line) },
+            timeout: 60000,
+          })
+        : unpack;
     boot = run.status === 0 ? null : new Error(`Horizon 5.29.1 does not boot on Laravel ${line}: ${run.stderr.trim()}`);
     horizonBoots.set(line, boot);
   }
@@ -541,7 +584,11 @@ export function horizonEnv(opts: HorizonConnection): Record<string, string> {
 
 /** Runs compat-fixtures/php/horizon-cli.php and parses its JSON; rejects when it fails. */
 export async function horizonCli<T = unknown>(command: string, args: string[], opts: HorizonConnection): Promise<T> {
-  const res = await runPhp('horizon-cli.php', [command, ...args], phpEnv({ ...opts, env: { ...opts.env, ...horizonEnv(opts) } }));
+  const res = await runPhp(
+    'horizon-cli.php',
+    [command, ...args],
+    phpEnv({ ...opts, env: { ...opts.env, ...horizonEnv(opts) } }),
+  );
   if (res.code !== 0) throw new Error(`horizon-cli.php ${command} exited ${res.code ?? res.signal}:\n${res.stderr}`);
   return JSON.parse(res.stdout) as T;
 }

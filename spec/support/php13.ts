@@ -27,12 +27,22 @@ export interface Dispatch13Result {
 }
 
 /** Runs a dispatch13.php scenario through real Laravel; rejects when the script fails. */
-export async function dispatch13(scenario: string, args: (string | number)[], opts: PhpConnection): Promise<Dispatch13Result> {
-  const env: Record<string, string> = { ...laravelEnv(opts.laravel), ...redisEnv(opts), LARQ_PREFIX: opts.prefix, ...php13Env() };
+export async function dispatch13(
+  scenario: string,
+  args: (string | number)[],
+  opts: PhpConnection,
+): Promise<Dispatch13Result> {
+  const env: Record<string, string> = {
+    ...laravelEnv(opts.laravel),
+    ...redisEnv(opts),
+    LARQ_PREFIX: opts.prefix,
+    ...php13Env(),
+  };
   if (opts.cachePrefix !== undefined) env.LARQ_CACHE_PREFIX = opts.cachePrefix;
   if (opts.now !== undefined) env.LARQ_NOW = String(opts.now);
   const res = await runPhp('dispatch13.php', [scenario, ...args.map(String)], { ...env, ...opts.env });
-  if (res.code !== 0) throw new Error(`dispatch13.php ${scenario} ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
+  if (res.code !== 0)
+    throw new Error(`dispatch13.php ${scenario} ${args.join(' ')} exited ${res.code ?? res.signal}:\n${res.stderr}`);
   return JSON.parse(res.stdout) as Dispatch13Result;
 }
 

@@ -38,14 +38,39 @@ export function phpJobsFor(line: LaravelLine) {
   const job = (name: string, props: Parameters<typeof phpClass>[1]): PhpClass =>
     phpClass(
       `App\\Jobs\\${name}`,
-      Object.fromEntries(Object.entries(props).map(([n, spec]) => [n, typeof spec === 'string' ? { visibility: spec, default: null } : spec])),
+      Object.fromEntries(
+        Object.entries(props).map(([n, spec]) => [
+          n,
+          typeof spec === 'string' ? { visibility: spec, default: null } : spec,
+        ]),
+      ),
       { traits, serializesModels: true },
     );
 
   const SendWelcomeEmail = job('SendWelcomeEmail', { to: 'public', subject: 'protected', meta: 'private' });
-  const ScalarZoo = job('ScalarZoo', Object.fromEntries(
-    ['s', 'unicode', 'i', 'neg', 'big', 'f', 'whole', 'tiny', 'huge', 'yes', 'no', 'nothing', 'list', 'map', 'empty', 'nested'].map((n) => [n, 'public' as const]),
-  ));
+  const ScalarZoo = job(
+    'ScalarZoo',
+    Object.fromEntries(
+      [
+        's',
+        'unicode',
+        'i',
+        'neg',
+        'big',
+        'f',
+        'whole',
+        'tiny',
+        'huge',
+        'yes',
+        'no',
+        'nothing',
+        'list',
+        'map',
+        'empty',
+        'nested',
+      ].map((n) => [n, 'public' as const]),
+    ),
+  );
   const EnumJob = job('EnumJob', { status: 'public', level: 'public', flag: 'public', list: 'public' });
   const ModelJob = job('ModelJob', { user: 'public', users: 'public' });
   const DateJob = job('DateJob', { at: 'public', atUtc: 'public' });
@@ -62,9 +87,9 @@ export function phpJobsFor(line: LaravelLine) {
 
   /** The job shapes dispatch.php makes, built in Node: scenario name -> what to push. */
   const NODE_SHAPES: Record<string, () => JobInput> = {
-    'object-basic': () => SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Welcome / “hi” \\ é', meta: { plan: 'pro', seats: 3 } }),
-    'object-scalars': () =>
-      ScalarZoo.make(scalarZooValues()),
+    'object-basic': () =>
+      SendWelcomeEmail.make({ to: 'ada@example.com', subject: 'Welcome / “hi” \\ é', meta: { plan: 'pro', seats: 3 } }),
+    'object-scalars': () => ScalarZoo.make(scalarZooValues()),
     'object-enums': () =>
       EnumJob.make({
         status: php.enum('App\\Enums\\Status', 'Active'),
@@ -79,14 +104,30 @@ export function phpJobsFor(line: LaravelLine) {
       }),
     'object-dates': () =>
       DateJob.make({
-        at: php.dateTime(new Date('2026-03-04T04:06:07Z'), { immutable: true, timezone: 'Europe/Amsterdam', microsecond: 123456 }),
+        at: php.dateTime(new Date('2026-03-04T04:06:07Z'), {
+          immutable: true,
+          timezone: 'Europe/Amsterdam',
+          microsecond: 123456,
+        }),
         atUtc: php.dateTime(new Date('2026-03-04T05:06:07Z'), { timezone: '+00:00' }),
       }),
-    'object-tuned': () => ({ command: TunedJob.make({ payload: { x: 1 } }), displayName: 'Tuned job (custom display name)', retryUntil: 1900000000 }),
+    'object-tuned': () => ({
+      command: TunedJob.make({ payload: { x: 1 } }),
+      displayName: 'Tuned job (custom display name)',
+      retryUntil: 1900000000,
+    }),
     'object-encrypted': () => ({ command: SecretJob.make({ card: '4242 4242 4242 4242' }), encrypt: true }),
     'string-method': () => ({
       job: 'App\\Handlers\\RawHandler@handle',
-      data: { order: 17, items: ['a', 'b'], empty: [], obj: { k: 'v' }, big: 12345678901234567n, f: 0.1, url: 'https://x.test/a/b' },
+      data: {
+        order: 17,
+        items: ['a', 'b'],
+        empty: [],
+        obj: { k: 'v' },
+        big: 12345678901234567n,
+        f: 0.1,
+        url: 'https://x.test/a/b',
+      },
     }),
     'string-fire': () => ({ job: 'App\\Handlers\\RawHandler', data: 'just a string' }),
   };
@@ -98,10 +139,32 @@ export function phpJobsFor(line: LaravelLine) {
     return ChainStep.make({ step: first, queue, chainQueue: queue, chained, chainCatchCallbacks: [] });
   }
 
-  return { SendWelcomeEmail, ScalarZoo, EnumJob, ModelJob, DateJob, ChainStep, SecretJob, TunedJob, NODE_SHAPES, nodeChain };
+  return {
+    SendWelcomeEmail,
+    ScalarZoo,
+    EnumJob,
+    ModelJob,
+    DateJob,
+    ChainStep,
+    SecretJob,
+    TunedJob,
+    NODE_SHAPES,
+    nodeChain,
+  };
 }
 
 /** One Laravel line's job classes and shapes (phpJobsFor's result). */
 export type PhpJobs = ReturnType<typeof phpJobsFor>;
 
-export const { SendWelcomeEmail, ScalarZoo, EnumJob, ModelJob, DateJob, ChainStep, SecretJob, TunedJob, NODE_SHAPES, nodeChain } = phpJobsFor(8);
+export const {
+  SendWelcomeEmail,
+  ScalarZoo,
+  EnumJob,
+  ModelJob,
+  DateJob,
+  ChainStep,
+  SecretJob,
+  TunedJob,
+  NODE_SHAPES,
+  nodeChain,
+} = phpJobsFor(8);

@@ -40,7 +40,12 @@ process.on('exit', () => {
 });
 
 /** Polls `check` until it returns a value other than undefined, or throws naming `what` at the deadline. */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined>,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -115,7 +120,8 @@ export class RedisProcess {
         if (this.proc !== proc) throw new Error(`redis-server on port ${this.port} exited: ${this.logTail()}`);
         // the process id, not PING: a server of another test run that took this port would answer PING
         const id = /^process_id:(\d+)/m.exec(String(await this.command(['INFO', 'server'])))?.[1];
-        if (id !== undefined && Number(id) !== proc.pid) throw new Error(`port ${this.port} is taken by another redis-server`);
+        if (id !== undefined && Number(id) !== proc.pid)
+          throw new Error(`port ${this.port} is taken by another redis-server`);
         return id === undefined ? undefined : true;
       });
     } catch (e) {
@@ -143,7 +149,13 @@ export class RedisProcess {
 
   /** Sends one command on a short-lived connection and returns its reply. */
   async command(args: readonly (string | number)[]): Promise<unknown> {
-    const client = new Redis({ ...this.clientOptions(), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+    const client = new Redis({
+      ...this.clientOptions(),
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 2000,
+    });
     client.on('error', () => undefined); // a refused connection rejects the command below
     try {
       await client.connect();

@@ -52,9 +52,26 @@ export class LocalSentinel {
     const dir = mkdtempSync(join(tmpdir(), 'larq-sentinel-'));
     const ports = await distinctFreePorts(5);
     const [primaryPort, replicaPort] = ports;
-    const dataArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--save', '', '--appendonly', 'no'];
+    const dataArgs = (port: number) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--dbfilename',
+      `dump-${port}.rdb`,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ];
     const primary = new RedisProcess(primaryPort, dataArgs(primaryPort), dir);
-    const replica = new RedisProcess(replicaPort, [...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(primaryPort)], dir);
+    const replica = new RedisProcess(
+      replicaPort,
+      [...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(primaryPort)],
+      dir,
+    );
     const sentinels = ports.slice(2).map((port) => {
       // A sentinel rewrites its config file as it learns the set-up, so each has its own.
       const config = join(dir, `sentinel-${port}.conf`);
@@ -124,7 +141,8 @@ export class LocalSentinel {
 
   /** The primary's port as the sentinel on `sentinelPort` (default: the first running) names it. */
   async primaryPort(sentinelPort = this.sentinelNodes.find((n) => n.alive)?.port ?? 0): Promise<number> {
-    const reply = (await this.node(sentinelPort).command(['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name])) as [string, string] | null;
+    const reply = (await this.node(sentinelPort).command(['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name])) as
+      [string, string] | null;
     if (!reply) throw new Error(`sentinel on port ${sentinelPort} does not know ${this.name}`);
     return Number(reply[1]);
   }
@@ -139,12 +157,16 @@ export class LocalSentinel {
     if (candidates.length === 0) throw new Error('the primary has no running replica to promote');
     const killedAt = Date.now();
     await this.node(killedPort).kill();
-    const promotedPort = await waitFor(`the sentinels to promote a replica of port ${killedPort}`, timeoutMs, async () => {
-      const named = await Promise.all(this.sentinelNodes.filter((n) => n.alive).map((s) => this.primaryPort(s.port)));
-      const port = named[0];
-      if (port === killedPort || named.some((p) => p !== port)) return undefined;
-      return (await this.node(port).info('replication')).role === 'master' ? port : undefined;
-    });
+    const promotedPort = await waitFor(
+      `the sentinels to promote a replica of port ${killedPort}`,
+      timeoutMs,
+      async () => {
+        const named = await Promise.all(this.sentinelNodes.filter((n) => n.alive).map((s) => this.primaryPort(s.port)));
+        const port = named[0];
+        if (port === killedPort || named.some((p) => p !== port)) return undefined;
+        return (await this.node(port).info('replication')).role === 'master' ? port : undefined;
+      },
+    );
     return { killedPort, promotedPort, failoverMs: Date.now() - killedAt };
   }
 
@@ -157,22 +179,35 @@ export class LocalSentinel {
     const node = this.node(port);
     const primaryPort = await this.primaryPort();
     await node.start(['--replicaof', '127.0.0.1', String(primaryPort)]);
-    await waitFor(`the restarted node on port ${port} to sync from the primary on port ${primaryPort}`, timeoutMs, async () => {
-      const info = await node.info('replication');
-      return info.role === 'slave' && info.master_port === String(primaryPort) && info.master_link_status === 'up' ? true : undefined;
-    });
-    await waitFor(`every sentinel to list port ${port} as a replica that is up`, timeoutMs, async () => {
-      for (const sentinel of this.sentinelNodes.filter((n) => n.alive)) {
-        if (!(await this.listsReplica(sentinel, port))) return undefined;
-      }
-      return true;
-    }, 100);
+    await waitFor(
+      `the restarted node on port ${port} to sync from the primary on port ${primaryPort}`,
+      timeoutMs,
+      async () => {
+        const info = await node.info('replication');
+        return info.role === 'slave' && info.master_port === String(primaryPort) && info.master_link_status === 'up'
+          ? true
+          : undefined;
+      },
+    );
+    await waitFor(
+      `every sentinel to list port ${port} as a replica that is up`,
+      timeoutMs,
+      async () => {
+        for (const sentinel of this.sentinelNodes.filter((n) => n.alive)) {
+          if (!(await this.listsReplica(sentinel, port))) return undefined;
+        }
+        return true;
+      },
+      100,
+    );
   }
 
   /** Whether `sentinel` lists the node on `port` as a replica it does not consider down. */
   private async listsReplica(sentinel: RedisProcess, port: number): Promise<boolean> {
     const replicas = (await sentinel.command(['SENTINEL', 'REPLICAS', this.name])) as string[][];
-    return replicas.some((fields) => fieldOf(fields, 'port') === String(port) && !/down|disconnected/.test(fieldOf(fields, 'flags') ?? ''));
+    return replicas.some(
+      (fields) => fieldOf(fields, 'port') === String(port) && !/down|disconnected/.test(fieldOf(fields, 'flags') ?? ''),
+    );
   }
 
   /** Closes every client made by client(), kills every process and removes the temp dir. */
@@ -188,16 +223,23 @@ export class LocalSentinel {
    */
   private async waitUntilHealthy(primaryPort: number, timeoutMs: number): Promise<void> {
     const replica = this.dataNodes[1];
-    await waitFor('the replica to sync from the primary', timeoutMs, async () => ((await replica.info('replication')).master_link_status === 'up' ? true : undefined));
-    await waitFor('every sentinel to know the primary, its replica and the other sentinels', timeoutMs, async () => {
-      for (const sentinel of this.sentinelNodes) {
-        if ((await this.primaryPort(sentinel.port)) !== primaryPort) return undefined;
-        if (!(await this.listsReplica(sentinel, replica.port))) return undefined;
-        const others = (await sentinel.command(['SENTINEL', 'SENTINELS', this.name])) as string[][];
-        if (others.length < this.sentinelNodes.length - 1) return undefined;
-      }
-      return true;
-    }, 100);
+    await waitFor('the replica to sync from the primary', timeoutMs, async () =>
+      (await replica.info('replication')).master_link_status === 'up' ? true : undefined,
+    );
+    await waitFor(
+      'every sentinel to know the primary, its replica and the other sentinels',
+      timeoutMs,
+      async () => {
+        for (const sentinel of this.sentinelNodes) {
+          if ((await this.primaryPort(sentinel.port)) !== primaryPort) return undefined;
+          if (!(await this.listsReplica(sentinel, replica.port))) return undefined;
+          const others = (await sentinel.command(['SENTINEL', 'SENTINELS', this.name])) as string[][];
+          if (others.length < this.sentinelNodes.length - 1) return undefined;
+        }
+        return true;
+      },
+      100,
+    );
   }
 }
 

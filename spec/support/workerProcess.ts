@@ -8,7 +8,8 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
 
 const env = (name: string, fallback: string): string => process.env[name] ?? fallback;
-const record = (line: object) => appendFileSync(env('LARQ_RECORD', '/dev/null'), `${JSON.stringify({ pid: process.pid, t: Date.now(), ...line })}\n`);
+const record = (line: object) =>
+  appendFileSync(env('LARQ_RECORD', '/dev/null'), `${JSON.stringify({ pid: process.pid, t: Date.now(), ...line })}\n`);
 const jobMs = Number(env('LARQ_JOB_MS', '0'));
 
 const queue = new RedisQueue({

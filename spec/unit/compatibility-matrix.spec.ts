@@ -30,20 +30,35 @@ function matrix(): Row[] {
   const rows: Row[] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break;
-    const parts = line.split('|').slice(1, -1).map((p) => p.trim());
+    const parts = line
+      .split('|')
+      .slice(1, -1)
+      .map((p) => p.trim());
     expect(parts, line).to.have.length(5);
-    rows.push({ feature: parts[0], cells: Object.fromEntries(COLUMNS.map((c, i) => [c, parts[i + 1]])) as Record<Column, string> });
+    rows.push({
+      feature: parts[0],
+      cells: Object.fromEntries(COLUMNS.map((c, i) => [c, parts[i + 1]])) as Record<Column, string>,
+    });
   }
   return rows;
 }
 
 // The globs `npm test` runs (LARQ_TIER=all, spec/tiers.js), as regular expressions over repository paths.
 function testedPaths(): RegExp[] {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts.test;
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts
+    .test;
   expect(script, 'the test script runs every tier').to.include('LARQ_TIER=all mocha');
   const globs = select('all').spec;
   expect(globs, 'spec globs in the test script').to.not.be.empty;
-  return globs.map((g) => new RegExp(`^${g.replace(/\./g, '\\.').replace(/\*\*\//g, '(.+/)?').replace(/\*/g, '[^/]*')}$`));
+  return globs.map(
+    (g) =>
+      new RegExp(
+        `^${g
+          .replace(/\./g, '\\.')
+          .replace(/\*\*\//g, '(.+/)?')
+          .replace(/\*/g, '[^/]*')}$`,
+      ),
+  );
 }
 
 const specsIn = (cell: string): string[] => [...cell.matchAll(/spec\/[\w/.-]+\.spec\.ts/g)].map((m) => m[0]);
@@ -82,8 +97,13 @@ describe('docs/compatibility.md', () => {
           named++;
           const where = `${feature} / ${column}: ${spec}`;
           expect(existsSync(join(ROOT, spec)), `${where} exists`).to.equal(true);
-          expect(tested.some((re) => re.test(spec)), `${where} is run by npm test`).to.equal(true);
-          expect(readFileSync(join(ROOT, spec), 'utf8'), `${where} runs against Laravel ${column}`).to.match(RUNS_AGAINST[column]);
+          expect(
+            tested.some((re) => re.test(spec)),
+            `${where} is run by npm test`,
+          ).to.equal(true);
+          expect(readFileSync(join(ROOT, spec), 'utf8'), `${where} runs against Laravel ${column}`).to.match(
+            RUNS_AGAINST[column],
+          );
         }
       }
     }

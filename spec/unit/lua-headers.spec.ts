@@ -5,7 +5,15 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { Command, Redis } from 'ioredis';
 import type { QueueKeys } from '../../lib/redis/keys';
-import { defineScripts, LUA_DIR, SCRIPTS, scriptSha, scriptSource, scripts, type ScriptName } from '../../lib/redis/scripts';
+import {
+  defineScripts,
+  LUA_DIR,
+  SCRIPTS,
+  scriptSha,
+  scriptSource,
+  scripts,
+  type ScriptName,
+} from '../../lib/redis/scripts';
 
 interface Header {
   keys: number[];
@@ -21,13 +29,19 @@ function parseHeader(source: string): Header {
     lines.push(line);
   }
   const indexes = (what: string) =>
-    lines.map((l) => new RegExp(`^-- ${what}\\[(\\d+)\\]:`).exec(l)).filter((m) => m !== null).map((m) => Number(m![1]));
+    lines
+      .map((l) => new RegExp(`^-- ${what}\\[(\\d+)\\]:`).exec(l))
+      .filter((m) => m !== null)
+      .map((m) => Number(m![1]));
   return { keys: indexes('KEYS'), args: indexes('ARGV'), text: lines.join('\n') };
 }
 
 // The highest KEYS[n] / ARGV[n] the code (comments stripped) refers to.
 function highestUsed(source: string, what: string): number {
-  const code = source.split('\n').map((l) => l.replace(/--.*$/, '')).join('\n');
+  const code = source
+    .split('\n')
+    .map((l) => l.replace(/--.*$/, ''))
+    .join('\n');
   const used = [...code.matchAll(new RegExp(`${what}\\[(\\d+)\\]`, 'g'))].map((m) => Number(m[1]));
   return Math.max(0, ...used);
 }
@@ -39,7 +53,9 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 function recordingClient(): { client: Redis; calls: Map<string, unknown[]>; defined: Map<string, number> } {
   const calls = new Map<string, unknown[]>();
   const defined = new Map<string, number>();
-  const bySha = new Map((Object.keys(SCRIPTS) as ScriptName[]).map((n) => [scriptSha(scriptSource(n)), SCRIPTS[n].command]));
+  const bySha = new Map(
+    (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [scriptSha(scriptSource(n)), SCRIPTS[n].command]),
+  );
   const fake: Record<string, unknown> = {
     sendCommand(command: Command) {
       const text = String(command.toWritable({}));
@@ -64,7 +80,9 @@ function recordingClient(): { client: Redis; calls: Map<string, unknown[]>; defi
 }
 
 describe('Lua script headers', () => {
-  const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort();
+  const files = readdirSync(LUA_DIR)
+    .filter((f) => f.endsWith('.lua'))
+    .sort();
   const names = Object.keys(SCRIPTS) as ScriptName[];
 
   it('every .lua file is registered in SCRIPTS, and every registered script has a file', () => {
@@ -87,13 +105,16 @@ describe('Lua script headers', () => {
         const matches = /-- Matches: (.*(?:\n-- {3}.*)*)/.exec(header.text)?.[1] ?? '';
         expect(matches, 'a Laravel Class::method a reader can open').to.match(/Laravel .*`[A-Za-z\\]+::\w+`/);
         expect(matches, 'the Laravel versions').to.match(/\d+\.(x|\d+)/);
-        expect(header.text, 'cites what a reader can open, not a document outside the repository').not.to.match(/spec §/);
+        expect(header.text, 'cites what a reader can open, not a document outside the repository').not.to.match(
+          /spec §/,
+        );
       });
 
       it('declares KEYS[1..n] with examples and ARGV[1..n], matching the file name and SCRIPTS', () => {
         expect(header.keys).to.deep.equal(range(spec.keys));
         expect(header.args).to.deep.equal(range(spec.args));
-        for (const line of header.text.split('\n').filter((l) => l.startsWith('-- KEYS['))) expect(line).to.match(/e\.g\. \S+/);
+        for (const line of header.text.split('\n').filter((l) => l.startsWith('-- KEYS[')))
+          expect(line).to.match(/e\.g\. \S+/);
       });
 
       it('uses no KEYS or ARGV beyond those declared', () => {
@@ -106,7 +127,14 @@ describe('Lua script headers', () => {
   it('scripts.ts defines and calls each command with the declared KEYS + ARGV count', async () => {
     const { client, calls, defined } = recordingClient();
     defineScripts(client);
-    const k: QueueKeys = { queue: 'p:queues:q', delayed: 'p:queues:q:delayed', reserved: 'p:queues:q:reserved', notify: 'p:queues:q:notify', invalid: 'p:queues:q:larq:invalid', failed: 'p:queues:q:larq:failed' };
+    const k: QueueKeys = {
+      queue: 'p:queues:q',
+      delayed: 'p:queues:q:delayed',
+      reserved: 'p:queues:q:reserved',
+      notify: 'p:queues:q:notify',
+      invalid: 'p:queues:q:larq:invalid',
+      failed: 'p:queues:q:larq:failed',
+    };
     await scripts.size(client, k);
     await scripts.push(client, k, 'payload');
     await scripts.later(client, k, 100, 'payload');

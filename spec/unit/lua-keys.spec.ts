@@ -122,7 +122,10 @@ describe('Lua scripts declare every key they touch in KEYS', () => {
       it('names each key of each command as KEYS[n] with n declared, never built from ARGV or joined', () => {
         for (const call of calls) {
           const positions = KEY_POSITIONS[call.command];
-          expect(positions, `${call.command} is not in KEY_POSITIONS: add its key positions (${call.text})`).to.not.equal(undefined);
+          expect(
+            positions,
+            `${call.command} is not in KEY_POSITIONS: add its key positions (${call.text})`,
+          ).to.not.equal(undefined);
           const keyArgs = positions === 'all' ? call.args : positions.map((p) => call.args[p]);
           for (const arg of keyArgs) {
             const key = /^KEYS\[(\d+)\]$/.exec(arg ?? '');
@@ -133,14 +136,20 @@ describe('Lua scripts declare every key they touch in KEYS', () => {
       });
 
       it('touches every key it declares', () => {
-        const used = new Set(calls.flatMap((c) => (KEY_POSITIONS[c.command] === 'all' ? c.args : (KEY_POSITIONS[c.command] as number[]).map((p) => c.args[p]))));
+        const used = new Set(
+          calls.flatMap((c) =>
+            KEY_POSITIONS[c.command] === 'all' ? c.args : (KEY_POSITIONS[c.command] as number[]).map((p) => c.args[p]),
+          ),
+        );
         expect([...used].sort()).to.deep.equal(Array.from({ length: spec.keys }, (_, i) => `KEYS[${i + 1}]`).sort());
       });
     });
   }
 
   it('finds a key built from ARGV or by concatenation (the checks can fail)', () => {
-    const built = commandsOf("local q = KEYS[1]\nredis.call('RPUSH', q .. ':notify', 1)\nredis.call('LPOP', ARGV[1])\nredis.call(ARGV[2], KEYS[1])");
+    const built = commandsOf(
+      "local q = KEYS[1]\nredis.call('RPUSH', q .. ':notify', 1)\nredis.call('LPOP', ARGV[1])\nredis.call(ARGV[2], KEYS[1])",
+    );
     expect(built.calls.map((c) => c.args[0])).to.deep.equal(["q .. ':notify'", 'ARGV[1]']);
     expect(built.unresolved).to.deep.equal(['redis.call(ARGV[2], KEYS[1])']);
   });

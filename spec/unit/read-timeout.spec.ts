@@ -17,15 +17,29 @@ describe('the Redis read timeout', function () {
   it('is LARQ_REDIS_READ_TIMEOUT or --redis-read-timeout in the CLI, 0 meaning forever', function () {
     expect(configFromEnv({ LARQ_REDIS_READ_TIMEOUT: '5' }).queue.readTimeout).to.equal(5);
     expect(configFromEnv({ LARQ_REDIS_READ_TIMEOUT: '0' }).queue.readTimeout).to.equal(null);
-    expect(() => configFromEnv({ LARQ_REDIS_READ_TIMEOUT: '1' })).to.throw(InvalidOptionError, /^LARQ_REDIS_READ_TIMEOUT: must be at least 2 seconds, or 0 to wait forever/);
+    expect(() => configFromEnv({ LARQ_REDIS_READ_TIMEOUT: '1' })).to.throw(
+      InvalidOptionError,
+      /^LARQ_REDIS_READ_TIMEOUT: must be at least 2 seconds, or 0 to wait forever/,
+    );
     const size = COMMANDS.find((c) => c.name === 'size')!;
-    expect(configFor(parse(size, ['--redis-read-timeout=7']), { LARQ_REDIS_READ_TIMEOUT: '5' }).queue.readTimeout).to.equal(7);
-    expect(() => configFor(parse(size, ['--redis-read-timeout=soon']), {})).to.throw(UsageError, /--redis-read-timeout must be seconds/);
+    expect(
+      configFor(parse(size, ['--redis-read-timeout=7']), { LARQ_REDIS_READ_TIMEOUT: '5' }).queue.readTimeout,
+    ).to.equal(7);
+    expect(() => configFor(parse(size, ['--redis-read-timeout=soon']), {})).to.throw(
+      UsageError,
+      /--redis-read-timeout must be seconds/,
+    );
   });
 
   it('is checked as a RedisQueue option', function () {
-    expect(() => new RedisQueue({ readTimeout: 1 })).to.throw(InvalidOptionError, /^readTimeout: must be a number of seconds >= 2, or null/);
-    expect(() => new RedisQueue({ readTimeout: '30' as unknown as number })).to.throw(InvalidOptionError, /^readTimeout:/);
+    expect(() => new RedisQueue({ readTimeout: 1 })).to.throw(
+      InvalidOptionError,
+      /^readTimeout: must be a number of seconds >= 2, or null/,
+    );
+    expect(() => new RedisQueue({ readTimeout: '30' as unknown as number })).to.throw(
+      InvalidOptionError,
+      /^readTimeout:/,
+    );
   });
 
   it('becomes ioredis socketTimeout and TCP keepalive, and keeps each blocking wait inside it', function () {

@@ -110,7 +110,11 @@ function storeLog(): { store: ReservedJobStore; calls: string[] } {
   return { store, calls };
 }
 
-const attempt: JobAttempt = { get signal() { return new AbortController().signal; } };
+const attempt: JobAttempt = {
+  get signal() {
+    return new AbortController().signal;
+  },
+};
 
 function reserved(store: ReservedJobStore, payload: string): RedisJob {
   return new RedisJob(store, payload, payload.replace('"attempts":0', '"attempts":1'), 'redis', 'default');
@@ -120,19 +124,33 @@ describe('types that help handler authors', () => {
   it('compile under strict tsc: typed handlers accepted, wrong uses rejected', function () {
     this.timeout(120_000); // the compiler loads lib/ and its dependencies' declarations
     const root = resolve(__dirname, '../..');
-    const config = ts.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      resolve(root, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+    );
     expect(config, 'tsconfig.json').to.not.equal(undefined);
     const program = ts.createProgram([__filename.replace(/\.js$/, '.ts')], { ...config!.options, noEmit: true });
-    const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file === undefined || !d.file.fileName.includes('node_modules'));
-    const text = diagnostics.map((d) => `${d.file ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file === undefined || !d.file.fileName.includes('node_modules'));
+    const text = diagnostics.map(
+      (d) =>
+        `${d.file ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
     expect(text).to.deep.equal([]);
   });
 
   it('hands an object-job handler the view its interface describes', async () => {
     const { store, calls } = storeLog();
-    const payload = payloadFor(SendInvoice.make({ invoiceId: 42, to: 'ada@example.com', lines: [{ sku: 'A-1', qty: 2 }] }), { line: 13, clock: systemClock });
+    const payload = payloadFor(
+      SendInvoice.make({ invoiceId: 42, to: 'ada@example.com', lines: [{ sku: 'A-1', qty: 2 }] }),
+      { line: 13, clock: systemClock },
+    );
     let seen: InvoiceJob | undefined;
-    await new Handlers().object<InvoiceJob>('App\\Jobs\\SendInvoice', (job) => void (seen = job)).run(reserved(store, payload), attempt);
+    await new Handlers()
+      .object<InvoiceJob>('App\\Jobs\\SendInvoice', (job) => void (seen = job))
+      .run(reserved(store, payload), attempt);
     expect(seen).to.deep.equal({ invoiceId: 42, to: 'ada@example.com', lines: [{ sku: 'A-1', qty: 2 }] });
     expect(typeof seen!.invoiceId).to.equal('number');
     expect(calls).to.deep.equal(['delete default']);
@@ -140,23 +158,35 @@ describe('types that help handler authors', () => {
 
   it('hands a string-job handler its data as given', async () => {
     const { store } = storeLog();
-    const payload = payloadFor({ job: 'App\\Legacy\\Mailer@send', data: { template: 'welcome', recipients: ['ada@example.com'] } }, { line: 13, clock: systemClock });
+    const payload = payloadFor(
+      { job: 'App\\Legacy\\Mailer@send', data: { template: 'welcome', recipients: ['ada@example.com'] } },
+      { line: 13, clock: systemClock },
+    );
     let seen: MailerData | undefined;
-    await new Handlers().string<MailerData>('App\\Legacy\\Mailer@send', (data) => void (seen = data)).run(reserved(store, payload), attempt);
+    await new Handlers()
+      .string<MailerData>('App\\Legacy\\Mailer@send', (data) => void (seen = data))
+      .run(reserved(store, payload), attempt);
     expect(seen).to.deep.equal({ template: 'welcome', recipients: ['ada@example.com'] });
   });
 
   it('reads an enum case from a job as a typed case name, refusing other enums and cases', () => {
     const job = toPlain<{ status: unknown; other: unknown }>(
-      unserialize('O:20:"App\\Jobs\\SendInvoice":2:{s:6:"status";E:21:"App\\Enums\\Status:Paid";s:5:"other";E:19:"App\\Enums\\Tier:Gold";}'),
+      unserialize(
+        'O:20:"App\\Jobs\\SendInvoice":2:{s:6:"status";E:21:"App\\Enums\\Status:Paid";s:5:"other";E:19:"App\\Enums\\Tier:Gold";}',
+      ),
     );
     expect(job.status).to.be.instanceOf(PhpEnum);
     expect(enumCase(job.status, 'App\\Enums\\Status', ['Paid', 'Open'])).to.equal('Paid');
     expect(isEnumOf(job.status, 'App\\Enums\\Status')).to.equal(true);
     expect(isEnumOf(job.other, 'App\\Enums\\Status')).to.equal(false);
-    expect(() => enumCase(job.other, 'App\\Enums\\Status', ['Paid', 'Open']))
-      .to.throw(PhpEnumCaseError, 'expected a case of App\\Enums\\Status: got App\\Enums\\Tier::Gold');
-    expect(() => enumCase(job.status, 'App\\Enums\\Status', ['Open'])).to.throw(PhpEnumCaseError, 'Paid is not one of Open');
+    expect(() => enumCase(job.other, 'App\\Enums\\Status', ['Paid', 'Open'])).to.throw(
+      PhpEnumCaseError,
+      'expected a case of App\\Enums\\Status: got App\\Enums\\Tier::Gold',
+    );
+    expect(() => enumCase(job.status, 'App\\Enums\\Status', ['Open'])).to.throw(
+      PhpEnumCaseError,
+      'Paid is not one of Open',
+    );
     expect(() => enumCase('Paid', 'App\\Enums\\Status', ['Paid'])).to.throw(PhpEnumCaseError, 'got string Paid');
   });
 });

@@ -18,7 +18,10 @@ describe('uuids', () => {
   it('gives every payload a fresh lower-case v4 uuid', () => {
     const uuids = new Set<string>();
     for (let i = 0; i < 1000; i++) {
-      const payload = i % 2 ? createStringPayload({ job: 'App\\Legacy@run' }) : createObjectPayload({ commandName: 'App\\Jobs\\A', command: 'O:10:"App\\Jobs\\A":0:{}' });
+      const payload =
+        i % 2
+          ? createStringPayload({ job: 'App\\Legacy@run' })
+          : createObjectPayload({ commandName: 'App\\Jobs\\A', command: 'O:10:"App\\Jobs\\A":0:{}' });
       const uuid = (JSON.parse(payload) as { uuid: string }).uuid;
       expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       uuids.add(uuid);
@@ -58,13 +61,22 @@ describe('failed-job IDs on the command line', () => {
       const bad = args[args.length - 1];
       // no .env, Redis or database here: the argument is refused before anything is opened
       const result = await run(...args, '--env=/nonexistent/.env');
-      expect(result).to.deep.equal({ status: 2, out: '', err: `larq ${command}: "${bad}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)` });
+      expect(result).to.deep.equal({
+        status: 2,
+        out: '',
+        err: `larq ${command}: "${bad}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)`,
+      });
     });
   }
 
   it('throws InvalidArgumentError, a UsageError carrying the argument', async () => {
     const { retry } = await import('../../lib/cli/commands/retry');
-    const error = await retry.run({ command: 'retry', values: {}, positionals: ['all', 'nope'] }, { out: () => undefined, err: () => undefined }).catch((e: unknown) => e);
+    const error = await retry
+      .run(
+        { command: 'retry', values: {}, positionals: ['all', 'nope'] },
+        { out: () => undefined, err: () => undefined },
+      )
+      .catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InvalidArgumentError).and.instanceOf(UsageError);
     expect((error as InvalidArgumentError).argument).to.equal('nope');
   });

@@ -42,7 +42,10 @@ app's job_batches table and failed-job store.`,
         io.out(`\n   INFO  Pushing failed queue jobs of the batch [${id}] back onto the queue.\n`);
         for (const failedId of batch.failedJobIds) {
           const lines: string[] = [];
-          const code = await retry.run({ ...p, command: 'retry', positionals: [failedId], values: { ...p.values } }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+          const code = await retry.run(
+            { ...p, command: 'retry', positionals: [failedId], values: { ...p.values } },
+            { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+          );
           io.out(`  ${failedId} ${'.'.repeat(Math.max(3, 80 - failedId.length))} ${code === 0 ? 'DONE' : 'FAIL'}`);
           if (code !== 0) status = 1;
         }
@@ -68,13 +71,16 @@ also unfinished ones created longer ago than that; with --cancelled, cancelled o
     const hours = numberFlag(p, 'hours', 24);
     const unfinished = stringFlag(p, 'unfinished') === undefined ? undefined : numberFlag(p, 'unfinished', 0);
     const cancelled = stringFlag(p, 'cancelled') === undefined ? undefined : numberFlag(p, 'cancelled', 0);
-    if ([hours, unfinished, cancelled].some((h) => h !== undefined && !Number.isFinite(h))) throw new UsageError('larq prune-batches: hours must be numbers');
+    if ([hours, unfinished, cancelled].some((h) => h !== undefined && !Number.isFinite(h)))
+      throw new UsageError('larq prune-batches: hours must be numbers');
     const ago = (h: number) => new Date(Date.now() - h * 3600 * 1000);
     const batches = openBatches(p);
     try {
       io.out(`\n   INFO  ${await batches.prune(ago(hours))} entries deleted.\n`);
-      if (unfinished !== undefined) io.out(`\n   INFO  ${await batches.pruneUnfinished(ago(unfinished))} unfinished entries deleted.\n`);
-      if (cancelled !== undefined) io.out(`\n   INFO  ${await batches.pruneCancelled(ago(cancelled))} cancelled entries deleted.\n`);
+      if (unfinished !== undefined)
+        io.out(`\n   INFO  ${await batches.pruneUnfinished(ago(unfinished))} unfinished entries deleted.\n`);
+      if (cancelled !== undefined)
+        io.out(`\n   INFO  ${await batches.pruneCancelled(ago(cancelled))} cancelled entries deleted.\n`);
       return 0;
     } finally {
       await batches.close();

@@ -22,7 +22,10 @@ queue:clear: delete every job of the queue (pending, delayed and reserved) and r
   async run(p, io) {
     const config = configFor(p);
     const connection = redisConnection(config, p.positionals[0]);
-    const names = (stringFlag(p, 'queue') ?? config.queue.queue).split(',').map((q) => q.trim()).filter(Boolean);
+    const names = (stringFlag(p, 'queue') ?? config.queue.queue)
+      .split(',')
+      .map((q) => q.trim())
+      .filter(Boolean);
     if (names.length === 0) throw new UsageError(`larq clear: --queue names no queue, got "${stringFlag(p, 'queue')}"`);
     const what = `${names.map((n) => `[${n}]`).join(', ')} on ${connection} (prefix "${config.queue.prefix}")`;
     if (p.values.force !== true) {
@@ -49,5 +52,7 @@ queue:clear: delete every job of the queue (pending, delayed and reserved) and r
 
 function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => rl.question(question, (answer) => (rl.close(), resolve(/^y(es)?$/i.test(answer.trim())))));
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => (rl.close(), resolve(/^y(es)?$/i.test(answer.trim())))),
+  );
 }

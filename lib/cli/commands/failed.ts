@@ -21,9 +21,14 @@ export function failedJobClass(payload: string): string {
 export type FailedJobPlace = 'store' | 'redis' | 'quarantine';
 
 /** The rows of the listing. */
-export function failedRows(
-  records: (FailedJobRecord & { kind?: 'failed' | 'invalid' })[],
-): { id: string | number; connection: string; queue: string; class: string; failed_at: string; kept: FailedJobPlace }[] {
+export function failedRows(records: (FailedJobRecord & { kind?: 'failed' | 'invalid' })[]): {
+  id: string | number;
+  connection: string;
+  queue: string;
+  class: string;
+  failed_at: string;
+  kept: FailedJobPlace;
+}[] {
   return records.map((r) => ({
     id: r.id,
     connection: r.connection,
@@ -59,7 +64,8 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
     const rows = failedRows(
       await withResources(async (r) => {
         const store = openFailedStore(config, r);
-        if (p.values['to-store'] === true) refused = await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
+        if (p.values['to-store'] === true)
+          refused = await moveToStore(store, (await openFailedLists(config, r, io)).lists, io);
         const stored = await store.all();
         try {
           const { lists } = await openFailedLists(config, r, io);
@@ -74,14 +80,18 @@ payloads the pop could not reserve (not JSON, or no numeric attempts; larq forge
     );
     // Failures the store refused are still listed (as kept in Redis), and the exit status says so.
     const status = refused > 0 ? 1 : 0;
-    if (p.values.json) return io.out(JSON.stringify(rows)), status;
-    if (rows.length === 0) return io.out('No failed jobs found.'), status;
+    if (p.values.json) return (io.out(JSON.stringify(rows)), status);
+    if (rows.length === 0) return (io.out('No failed jobs found.'), status);
     // The Kept column only when Redis holds some: the listing is artisan's otherwise.
     const kept = rows.some((r) => r.kept !== 'store');
     const head = ['ID', 'Connection', 'Queue', 'Class', 'Failed At', ...(kept ? ['Kept'] : [])];
-    const table = [head, ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at, ...(kept ? [r.kept] : [])])];
+    const table = [
+      head,
+      ...rows.map((r) => [String(r.id), r.connection, r.queue, r.class, r.failed_at, ...(kept ? [r.kept] : [])]),
+    ];
     const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-    for (const row of table) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
+    for (const row of table)
+      io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
     return status;
   },
 };
@@ -97,7 +107,9 @@ async function moveToStore(store: FailedJobProvider, lists: RedisFailedLists, io
     try {
       await store.log(job.connection, job.queue, job.bytes, job.exception);
     } catch (e) {
-      io.err(`larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`);
+      io.err(
+        `larq failed: [${job.id}] stays in Redis: the failed-job store refused it (${(e as Error).message.split('\n')[0]})`,
+      );
       refused++;
       continue;
     }

@@ -11,8 +11,15 @@ import type { CliConfig } from '../config';
 import { openRedis, type Resources } from './shared';
 
 /** larq's failed and quarantine lists on the app's queue Redis, with the queue for the same keys. */
-export async function openFailedLists(config: CliConfig, resources: Resources, io: Io): Promise<{ lists: RedisFailedLists; queue: RedisQueue; client: Redis | Cluster }> {
-  const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls, readTimeout: config.queue.readTimeout });
+export async function openFailedLists(
+  config: CliConfig,
+  resources: Resources,
+  io: Io,
+): Promise<{ lists: RedisFailedLists; queue: RedisQueue; client: Redis | Cluster }> {
+  const client = await openRedis(config.queue.connection, resources, io, {
+    tls: config.redisTls,
+    readTimeout: config.queue.readTimeout,
+  });
   const queue = new RedisQueue({ ...config.queue, connection: client, connectionName: config.defaultConnection });
   resources.add(() => queue.close());
   return { lists: new RedisFailedLists(client, queue.keys, config.defaultConnection), queue, client };

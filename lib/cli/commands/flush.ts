@@ -22,7 +22,11 @@ queue:flush: delete every failed job's record, and larq's failed and quarantine 
       // larq's lists in Redis go too, unless only old failures are asked for (quarantined payloads carry no time).
       if (hours === undefined) await (await openFailedLists(config, r, io)).lists.flush();
     });
-    io.out(hours === undefined ? 'All failed jobs deleted successfully.' : `All jobs that failed more than ${hours} hours ago have been deleted successfully.`);
+    io.out(
+      hours === undefined
+        ? 'All failed jobs deleted successfully.'
+        : `All jobs that failed more than ${hours} hours ago have been deleted successfully.`,
+    );
     return 0;
   },
 };

@@ -27,7 +27,12 @@ export interface QueueSizes {
  * The sizes of `list` (comma-separated, each "queue" or "connection:queue", split on the first ":" as
  * artisan does; default the configured queue). Every connection is read from the app's one Redis.
  */
-export async function readSizes(p: Parsed, io: Io, list: string | undefined, oldestPending = false): Promise<QueueSizes[]> {
+export async function readSizes(
+  p: Parsed,
+  io: Io,
+  list: string | undefined,
+  oldestPending = false,
+): Promise<QueueSizes[]> {
   const config = configFor(p);
   const entries = (list ?? config.queue.queue).split(',').map((raw) => {
     const entry = raw.trim();
@@ -41,7 +46,13 @@ export async function readSizes(p: Parsed, io: Io, list: string | undefined, old
     const { lists, queue, client } = await openFailedLists(config, resources, io);
     const rows: QueueSizes[] = [];
     for (const { connection, queue: name } of entries) {
-      const [size, pending, delayed, reserved, kept] = await Promise.all([queue.size(name), queue.pendingSize(name), queue.delayedSize(name), queue.reservedSize(name), lists.counts(name)]);
+      const [size, pending, delayed, reserved, kept] = await Promise.all([
+        queue.size(name),
+        queue.pendingSize(name),
+        queue.delayedSize(name),
+        queue.reservedSize(name),
+        lists.counts(name),
+      ]);
       const oldest = oldestPending ? { oldest_pending: await queue.creationTimeOfOldestPendingJob(name) } : {};
       rows.push({ connection, queue: name, size, pending, delayed, reserved, ...kept, ...oldest });
     }
@@ -69,16 +80,28 @@ export function printSizes(rows: QueueSizes[], io: Io, json: boolean): void {
   const agesWidth = Math.max('Oldest pending'.length, ...ages.map((a) => a.length));
   const head = ['Size', 'Pending', 'Delayed', 'Reserved', ...(kept ? ['Failed', 'Invalid'] : [])];
   const columns = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(head[i].length + 2)).join('');
-  io.out(`${'Queue'.padEnd(width)}${columns(head)}${oldest ? `  ${'Oldest pending'.padEnd(agesWidth)}` : ''}${withStatus ? '  Status' : ''}`);
+  io.out(
+    `${'Queue'.padEnd(width)}${columns(head)}${oldest ? `  ${'Oldest pending'.padEnd(agesWidth)}` : ''}${withStatus ? '  Status' : ''}`,
+  );
   rows.forEach((r, i) => {
     const cells = [r.size, r.pending, r.delayed, r.reserved, ...(kept ? [r.failed, r.invalid] : [])];
-    io.out(`${names[i].padEnd(width)}${columns(cells)}${oldest ? `  ${ages[i].padEnd(agesWidth)}` : ''}${withStatus ? `  ${r.status}` : ''}`);
+    io.out(
+      `${names[i].padEnd(width)}${columns(cells)}${oldest ? `  ${ages[i].padEnd(agesWidth)}` : ''}${withStatus ? `  ${r.status}` : ''}`,
+    );
   });
 }
 
 // Carbon's diffForHumans for a time in the past, as queue:monitor shows the oldest pending job.
 function diffForHumans(seconds: number): string {
-  const units: [string, number][] = [['year', 31536000], ['month', 2628000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];
+  const units: [string, number][] = [
+    ['year', 31536000],
+    ['month', 2628000],
+    ['week', 604800],
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+    ['second', 1],
+  ];
   const s = Math.max(1, Math.floor(seconds));
   const [unit, size] = units.find(([, n]) => s >= n) ?? ['second', 1];
   const count = Math.floor(s / size);

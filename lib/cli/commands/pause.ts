@@ -19,10 +19,15 @@ function parseQueue(text: string, config: CliConfig): [string, string] {
   return [connection, queue === '' ? 'default' : queue];
 }
 
-async function withCache(p: Parsed, io: Io, fn: (cache: CacheStore, config: CliConfig) => Promise<number>): Promise<number> {
+async function withCache(
+  p: Parsed,
+  io: Io,
+  fn: (cache: CacheStore, config: CliConfig) => Promise<number>,
+): Promise<number> {
   const config = configFor(p);
   // An in-process (array) store would be written and forgotten: no worker could see the flag.
-  if (!config.cache || config.cache.driver === 'array') throw new LarqError(`${config.cacheNote}; workers cannot see a pause`);
+  if (!config.cache || config.cache.driver === 'array')
+    throw new LarqError(`${config.cacheNote}; workers cannot see a pause`);
   const resources = new Resources();
   try {
     return await fn((await openCache(config, resources, io))!, config);
@@ -54,7 +59,10 @@ database). --all pauses every queue of every connection (Laravel 13.25+ workers 
   async run(p, io) {
     return withCache(p, io, async (cache, config) => {
       if (p.values.all) {
-        if (!config.release.has('globalPause')) throw new LarqError(`queue:pause --all needs Laravel 13.25 or later; this app runs ${config.release.major}.${config.release.minor}, whose workers would not see it`);
+        if (!config.release.has('globalPause'))
+          throw new LarqError(
+            `queue:pause --all needs Laravel 13.25 or later; this app runs ${config.release.major}.${config.release.minor}, whose workers would not see it`,
+          );
         await cache.forever(globalPausedKey, true);
         info(io, 'Job processing on all queues across all connections has been paused.');
         return 0;

@@ -16,7 +16,9 @@ queue:prune-failed: delete the records of jobs that failed more than N hours ago
   async run(p, io) {
     const hours = numberFlag(p, 'hours', 24);
     const config = configFor(p);
-    const count = await withResources((r) => openFailedStore(config, r).prune(new Date(Date.now() - hours * 3600 * 1000)));
+    const count = await withResources((r) =>
+      openFailedStore(config, r).prune(new Date(Date.now() - hours * 3600 * 1000)),
+    );
     io.out(`${count} entries deleted.`);
     return 0;
   },

@@ -18,7 +18,8 @@ through the app's cache, which must be the redis or database store (CACHE_STORE)
   async run(p, io) {
     const config = configFor(p);
     // An in-process (array) store would be written and forgotten: no worker could see the signal.
-    if (!config.cache || config.cache.driver === 'array') throw new LarqError(`${config.cacheNote}; no restart signal sent`);
+    if (!config.cache || config.cache.driver === 'array')
+      throw new LarqError(`${config.cacheNote}; no restart signal sent`);
     const resources = new Resources();
     try {
       const cache = (await openCache(config, resources, io))!;

@@ -31,7 +31,9 @@ PHP), so a job whose deadline passed fails again at once.`,
     const onQueue = p.values.queue as string | undefined;
     const ranges = (p.values.range as string[] | undefined) ?? [];
     if (p.positionals.length === 0 && onQueue === undefined && ranges.length === 0) {
-      throw new UsageError('larq retry: give the IDs of the failed jobs to retry, "all", --queue=QUEUE or --range=FROM-TO');
+      throw new UsageError(
+        'larq retry: give the IDs of the failed jobs to retry, "all", --queue=QUEUE or --range=FROM-TO',
+      );
     }
     const ranged = ranges.flatMap((range) => {
       const m = /^(\d+)-(\d+)$/.exec(range);
@@ -51,8 +53,10 @@ PHP), so a job whose deadline passed fails again at once.`,
       // A failure both in the store and in Redis (a store reply lost after its insert) is the store's:
       // its Redis copy goes first, so no uuid is pushed twice.
       if (everything) await (await lists()).dropRecorded(await store.all());
-      const ids = everything ? [...(await store.ids(onQueue)), ...(await redisIds(await lists(), onQueue))] : [...p.positionals, ...ranged];
-      if (ids.length === 0) return io.out('No failed jobs to retry.'), 0;
+      const ids = everything
+        ? [...(await store.ids(onQueue)), ...(await redisIds(await lists(), onQueue))]
+        : [...p.positionals, ...ranged];
+      if (ids.length === 0) return (io.out('No failed jobs to retry.'), 0);
       let queue: RedisQueue | undefined;
       let status = 0;
       for (const id of [...new Set(ids.map(String))]) {
@@ -62,7 +66,9 @@ PHP), so a job whose deadline passed fails again at once.`,
           continue;
         }
         if (NON_REDIS_DRIVERS.includes(record.connection)) {
-          io.err(`Not retrying failed job [${id}]: it failed on connection "${record.connection}", which is not Redis.`);
+          io.err(
+            `Not retrying failed job [${id}]: it failed on connection "${record.connection}", which is not Redis.`,
+          );
           status = 1;
           continue;
         }
@@ -86,7 +92,9 @@ PHP), so a job whose deadline passed fails again at once.`,
 // The ids of the failures larq kept in Redis because the store could not take them (not the quarantined
 // payloads: the pop would only quarantine them again).
 async function redisIds(lists: RedisFailedLists, onQueue: string | undefined): Promise<string[]> {
-  return (await lists.all()).filter((job) => job.kind === 'failed' && (onQueue === undefined || job.queue === onQueue)).map((job) => String(job.id));
+  return (await lists.all())
+    .filter((job) => job.kind === 'failed' && (onQueue === undefined || job.queue === onQueue))
+    .map((job) => String(job.id));
 }
 
 // A failed job kept in larq's failed list in Redis: pushed back and removed from the list in one MULTI.
@@ -97,7 +105,9 @@ async function retryFromRedis(lists: RedisFailedLists, id: string, io: Io): Prom
     return 1;
   }
   if (job.kind === 'invalid') {
-    io.err(`Not retrying [${id}]: it is a quarantined payload the pop could not reserve (${job.exception}); larq forget ${id} deletes it.`);
+    io.err(
+      `Not retrying [${id}]: it is a quarantined payload the pop could not reserve (${job.exception}); larq forget ${id} deletes it.`,
+    );
     return 1;
   }
   await lists.retry(job, retryBytes(job.bytes));

@@ -7,13 +7,25 @@ import { LarqError } from '../../errors';
 import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { createFailedJobProvider, type FailedJobProvider } from '../../failed';
 import { RedisQueue } from '../../RedisQueue';
-import { DEFAULT_REDIS_QUEUE_OPTIONS, reconnectDelay, reconnectOnReadOnly, type QueueTelemetry } from '../../RedisQueueOptions';
+import {
+  DEFAULT_REDIS_QUEUE_OPTIONS,
+  reconnectDelay,
+  reconnectOnReadOnly,
+  type QueueTelemetry,
+} from '../../RedisQueueOptions';
 import { readTimeoutOptions } from '../../redis/readTimeout';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
 import type { CliConfig } from '../config';
-import { describeRedis, parseMultiHost, redisClientOptions, redisClusterNodes, usesTls, type CliRedisTls } from '../redisConnection';
+import {
+  describeRedis,
+  parseMultiHost,
+  redisClientOptions,
+  redisClusterNodes,
+  usesTls,
+  type CliRedisTls,
+} from '../redisConnection';
 
 /** Closes what a command opened, last opened first, even when the command failed. */
 export class Resources {
@@ -63,12 +75,25 @@ export interface OpenRedisOptions {
  * not wait in that queue (RedisQueue checks the connection first). On the cache connection a read fails
  * after one retry, so the worker's stop checks keep running through an outage.
  */
-export async function openRedis(url: string, resources: Resources, io: Io, options: OpenRedisOptions = {}): Promise<Redis | Cluster> {
-  const { persistent = false, holdWrites = false, tls = {}, readTimeout = DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout } = options;
+export async function openRedis(
+  url: string,
+  resources: Resources,
+  io: Io,
+  options: OpenRedisOptions = {},
+): Promise<Redis | Cluster> {
+  const {
+    persistent = false,
+    holdWrites = false,
+    tls = {},
+    readTimeout = DEFAULT_REDIS_QUEUE_OPTIONS.readTimeout,
+  } = options;
   // A read in flight when the connection died waits, in ioredis, to be sent again once it is back, however
   // long that takes, whatever maxRetriesPerRequest says: on every connection but a worker's queue
   // connection (whose writes are meant to wait for Redis) it gives up after the read timeout instead.
-  const silence = { ...readTimeoutOptions(readTimeout), ...(readTimeout === null || (persistent && holdWrites) ? {} : { commandTimeout: readTimeout * 1000 }) };
+  const silence = {
+    ...readTimeoutOptions(readTimeout),
+    ...(readTimeout === null || (persistent && holdWrites) ? {} : { commandTimeout: readTimeout * 1000 }),
+  };
   let connected = false;
   let lostAt: number | null = null;
   let lostBecause = '';
@@ -81,14 +106,29 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
       // settles (the process ran out of work and exited 0, saying nothing). Without it the client is up
       // once it has the slot map; a command for the failing slot is retried and redirected by the Cluster
       // until the replica takes over, which the worker rides out as it does when the failover comes later.
-      new Cluster(cluster.nodes, { lazyConnect: true, enableReadyCheck: false, clusterRetryStrategy: retry, redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest, ...silence }, ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}) })
+      new Cluster(cluster.nodes, {
+        lazyConnect: true,
+        enableReadyCheck: false,
+        clusterRetryStrategy: retry,
+        redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest, ...silence },
+        ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}),
+      })
     : // Through sentinels, ioredis asks them all again forever by default, in silence: a command that
       // cannot find its primary at start gives up instead (sentinelProblem says why), as without them.
-      new Redis({ ...redisClientOptions(url, tls), lazyConnect: true, maxRetriesPerRequest, retryStrategy: retry, sentinelRetryStrategy: retry, reconnectOnError: reconnectOnReadOnly, ...silence });
+      new Redis({
+        ...redisClientOptions(url, tls),
+        lazyConnect: true,
+        maxRetriesPerRequest,
+        retryStrategy: retry,
+        sentinelRetryStrategy: retry,
+        reconnectOnError: reconnectOnReadOnly,
+        ...silence,
+      });
   let firstProblem: Error | undefined;
   const sentinelErrors: string[] = [];
   // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).
-  const reason = (e: Error) => (e.message.startsWith('Socket timeout.') ? `no reply within ${readTimeout} s, LARQ_REDIS_READ_TIMEOUT` : e.message);
+  const reason = (e: Error) =>
+    e.message.startsWith('Socket timeout.') ? `no reply within ${readTimeout} s, LARQ_REDIS_READ_TIMEOUT` : e.message;
   client.on('error', (e: Error) => {
     firstProblem ??= e;
     lostBecause ||= reason(e);
@@ -100,10 +140,15 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
     if (closing || !connected || lostAt !== null || !persistent) return;
     lostAt = Date.now();
     // The socket's error (if any) comes just before the close: say it with the one line.
-    setImmediate(() => io.err(`larq: Redis ${describeRedis(url)}: connection lost${lostBecause ? ` (${lostBecause})` : ''}; reconnecting`));
+    setImmediate(() =>
+      io.err(
+        `larq: Redis ${describeRedis(url)}: connection lost${lostBecause ? ` (${lostBecause})` : ''}; reconnecting`,
+      ),
+    );
   });
   client.on('ready', () => {
-    if (lostAt !== null) io.err(`larq: Redis ${describeRedis(url)}: connected again after ${((Date.now() - lostAt) / 1000).toFixed(1)} s`);
+    if (lostAt !== null)
+      io.err(`larq: Redis ${describeRedis(url)}: connected again after ${((Date.now() - lostAt) / 1000).toFixed(1)} s`);
     lostAt = null;
     lostBecause = '';
   });
@@ -113,12 +158,16 @@ export async function openRedis(url: string, resources: Resources, io: Io, optio
     client.disconnect();
     const problem = firstProblem ?? (e as Error);
     const sentinels = parseMultiHost(url);
-    if (sentinels?.kind === 'sentinel' && problem.message.startsWith('All sentinels are unreachable')) throw new LarqError(sentinelProblem(url, sentinelErrors, problem));
+    if (sentinels?.kind === 'sentinel' && problem.message.startsWith('All sentinels are unreachable'))
+      throw new LarqError(sentinelProblem(url, sentinelErrors, problem));
     // ioredis rejects with "Connection is closed."; the socket's own error says why. A server that does not
     // speak TLS leaves a TLS handshake unanswered until ioredis' connect timeout.
-    const handshake = usesTls(url) && /ETIMEDOUT/.test(problem.message) ? ' (no TLS handshake: does the server speak TLS?)' : '';
+    const handshake =
+      usesTls(url) && /ETIMEDOUT/.test(problem.message) ? ' (no TLS handshake: does the server speak TLS?)' : '';
     const why = reason(problem);
-    throw new LarqError(`cannot reach Redis at ${describeRedis(url)}: ${why}${handshake}${AUTH_REFUSED.test(why) ? '; check REDIS_PASSWORD (and REDIS_USERNAME, or REDIS_URL)' : ''}`);
+    throw new LarqError(
+      `cannot reach Redis at ${describeRedis(url)}: ${why}${handshake}${AUTH_REFUSED.test(why) ? '; check REDIS_PASSWORD (and REDIS_USERNAME, or REDIS_URL)' : ''}`,
+    );
   }
   connected = true;
   lostBecause = '';
@@ -139,7 +188,10 @@ function sentinelProblem(url: string, sentinelErrors: string[], problem: Error):
   const { name } = parseMultiHost(url)!;
   const list = describeRedis(url).replace(/^sentinels (.*), primary .*$/, '$1');
   // Sentinel 6.2+ answers an unknown name with an error, older ones with a null reply.
-  if (sentinelErrors.length > 0 && sentinelErrors.every((m) => /(No such master with that name|successfully, but got an invalid reply: null)$/.test(m))) {
+  if (
+    sentinelErrors.length > 0 &&
+    sentinelErrors.every((m) => /(No such master with that name|successfully, but got an invalid reply: null)$/.test(m))
+  ) {
     return `LARQ_REDIS_SENTINEL_SERVICE: the sentinels ${list} know no primary named "${name}"`;
   }
   // ioredis' last error is mostly its own "Connection is closed.", which says nothing more.
@@ -177,33 +229,64 @@ function quitWithin(client: Redis | Cluster, ms: number): Promise<void> {
 }
 
 /** The app's Redis queue under the connection name `connectionName`. */
-export async function openQueue(config: CliConfig, connectionName: string, resources: Resources, io: Io, persistent = false, telemetry: QueueTelemetry | null = null): Promise<RedisQueue> {
-  const client = await openRedis(config.queue.connection, resources, io, { persistent, holdWrites: true, tls: config.redisTls, readTimeout: config.queue.readTimeout });
+export async function openQueue(
+  config: CliConfig,
+  connectionName: string,
+  resources: Resources,
+  io: Io,
+  persistent = false,
+  telemetry: QueueTelemetry | null = null,
+): Promise<RedisQueue> {
+  const client = await openRedis(config.queue.connection, resources, io, {
+    persistent,
+    holdWrites: true,
+    tls: config.redisTls,
+    readTimeout: config.queue.readTimeout,
+  });
   const options = { ...config.queue, connection: client, connectionName, telemetry };
   // Horizon mode: the same queue, also writing what Horizon's listeners write under its prefix.
-  const queue = config.horizon ? new HorizonRedisQueue({ ...options, horizon: { prefix: config.horizon.prefix } }) : new RedisQueue(options);
+  const queue = config.horizon
+    ? new HorizonRedisQueue({ ...options, horizon: { prefix: config.horizon.prefix } })
+    : new RedisQueue(options);
   resources.add(() => queue.close());
   return queue;
 }
 
 /** The app's failed-job store (QUEUE_FAILED_DRIVER). */
 export function openFailedStore(config: CliConfig, resources: Resources): FailedJobProvider {
-  if (config.failed.driver === 'database' || config.failed.driver === 'database-uuids') requireSqliteFile(config.failed.database as SqlConnectionConfig);
+  if (config.failed.driver === 'database' || config.failed.driver === 'database-uuids')
+    requireSqliteFile(config.failed.database as SqlConnectionConfig);
   const store = createFailedJobProvider(config.failed);
   resources.add(() => store.close());
   return store;
 }
 
 /** The app's cache store, or undefined when it is none larq can use (config.cacheNote says why). */
-export async function openCache(config: CliConfig, resources: Resources, io: Io, persistent = false): Promise<CacheStore | undefined> {
+export async function openCache(
+  config: CliConfig,
+  resources: Resources,
+  io: Io,
+  persistent = false,
+): Promise<CacheStore | undefined> {
   const cache = config.cache;
   if (cache === undefined) return undefined;
   let store: CacheStore;
   if (cache.driver === 'redis') {
     const url = cache.connection as string;
     const lockUrl = (cache.lockConnection as string | undefined) ?? url;
-    const connection = await openRedis(url, resources, io, { persistent, tls: config.redisTls, readTimeout: config.queue.readTimeout });
-    const lockConnection = lockUrl === url ? connection : await openRedis(lockUrl, resources, io, { persistent, tls: config.redisTls, readTimeout: config.queue.readTimeout });
+    const connection = await openRedis(url, resources, io, {
+      persistent,
+      tls: config.redisTls,
+      readTimeout: config.queue.readTimeout,
+    });
+    const lockConnection =
+      lockUrl === url
+        ? connection
+        : await openRedis(lockUrl, resources, io, {
+            persistent,
+            tls: config.redisTls,
+            readTimeout: config.queue.readTimeout,
+          });
     store = createCacheStore({ ...cache, connection, lockConnection });
   } else {
     if (cache.driver === 'database') requireSqliteFile(cache.connection as SqlConnectionConfig);
@@ -216,7 +299,9 @@ export async function openCache(config: CliConfig, resources: Resources, io: Io,
 /** Opening a missing SQLite file would create an empty database; Laravel refuses, and so does larq. */
 export function requireSqliteFile(db: SqlConnectionConfig): void {
   if (db.driver === 'sqlite' && 'database' in db && db.database !== ':memory:' && !existsSync(db.database)) {
-    throw new LarqError(`DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`);
+    throw new LarqError(
+      `DB_DATABASE: the SQLite database ${db.database} does not exist (DB_CONNECTION=sqlite: point --app at the Laravel app, or set DB_DATABASE)`,
+    );
   }
 }
 
@@ -227,5 +312,8 @@ export function requireSqliteFile(db: SqlConnectionConfig): void {
  */
 export function checkFailedJobId(command: string, id: string): string {
   if (/^[0-9]+$/.test(id) || isUuid(id) || /^invalid-[0-9a-f]{12}$/.test(id)) return id;
-  throw new InvalidArgumentError(id, `larq ${command}: "${id}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)`);
+  throw new InvalidArgumentError(
+    id,
+    `larq ${command}: "${id}" is not a failed job ID (a UUID, a row number or an invalid-… entry, as larq failed lists them)`,
+  );
 }

@@ -117,9 +117,15 @@ export const work: Command = {
 
 async function run(p: Parsed, io: Io): Promise<number> {
   const handlersPath = stringFlag(p, 'handlers') ?? process.env.LARQ_HANDLERS;
-  if (!handlersPath) throw new UsageError('larq work: --handlers=MODULE is required: the module that exports your job handlers (see larq work --help)');
+  if (!handlersPath)
+    throw new UsageError(
+      'larq work: --handlers=MODULE is required: the module that exports your job handlers (see larq work --help)',
+    );
   const backoff = stringFlag(p, 'backoff');
-  if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff)) throw new UsageError(`larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`);
+  if (backoff !== undefined && !/^\d+(,\d+)*$/.test(backoff))
+    throw new UsageError(
+      `larq work: --backoff must be seconds, or a comma-separated list of them like 1,5,10, got "${backoff}"`,
+    );
   const unknownJobs = unknownJobsFlag(stringFlag(p, 'unknown-jobs'));
   // --json: stdout carries the JSON lines alone, so what the handlers module prints with console goes to stderr
   if (p.values.json === true) console.log = console.info = console.debug = console.error;
@@ -139,11 +145,15 @@ async function run(p: Parsed, io: Io): Promise<number> {
     handleSignals: true,
   };
   const config = configFor(p);
-  if (p.values.horizon === true) config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
+  if (p.values.horizon === true)
+    config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
-    const telemetry = startTelemetry(telemetryRequest({ otel: p.values.otel === true, metrics: metricsFlag(stringFlag(p, 'metrics')) }, process.env), process.env);
+    const telemetry = startTelemetry(
+      telemetryRequest({ otel: p.values.otel === true, metrics: metricsFlag(stringFlag(p, 'metrics')) }, process.env),
+      process.env,
+    );
     resources.add(() => telemetry.shutdown());
     const queue = await openQueue(config, connectionName, resources, io, true, telemetry.telemetry);
     const failed = openFailedStore(config, resources);
@@ -158,20 +168,50 @@ async function run(p: Parsed, io: Io): Promise<number> {
     // module already hold more than Laravel's 128 MB default would allow a PHP worker in total.
     const baseline = heapMemoryUsage();
     const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
-    const worker = createWorker(queue, handlers, options, { failed, cache, isDownForMaintenance: maintenance?.isDown, memoryUsage });
+    const worker = createWorker(queue, handlers, options, {
+      failed,
+      cache,
+      isDownForMaintenance: maintenance?.isDown,
+      memoryUsage,
+    });
     if (queue instanceof HorizonRedisQueue) queue.listenTo(worker, (e) => io.err(`larq work: Horizon: ${e.message}`));
     const queues = stringFlag(p, 'queue') ?? config.queue.queue;
     const quiet = p.values.quiet === true;
     const json = p.values.json === true;
-    const output = new WorkOutput(io, { timezone: config.timezone, json, verbose: p.values.verbose === true, colors: !json && wantsColors(), width: terminalWidth() });
+    const output = new WorkOutput(io, {
+      timezone: config.timezone,
+      json,
+      verbose: p.values.verbose === true,
+      colors: !json && wantsColors(),
+      width: terminalWidth(),
+    });
     reportErrors(worker, io, output.attach(worker, quiet));
     const metricsServer = await telemetry.serve();
     if (metricsServer) resources.add(() => metricsServer.close());
     if (!quiet && !json) {
-      const rows = workBannerRows(config, { queues, handlers: handlers.summary(), timeout: options.timeout, concurrency: options.concurrency });
-      rows.push(['Memory', options.memory > 0 ? `stops (status 12) ${options.memory} MB above the ${Math.round(baseline / 1024 / 1024)} MB in use at start` : 'no limit (--memory=0)']);
-      rows.push(['Maintenance', maintenance ? `paused while the app is down (${maintenance.describe})` : 'works while the app is down (--force)']);
-      if (metricsServer) rows.push(['Metrics', `http://${hostForUrl(metricsServer.address.address)}:${metricsServer.address.port}/metrics`]);
+      const rows = workBannerRows(config, {
+        queues,
+        handlers: handlers.summary(),
+        timeout: options.timeout,
+        concurrency: options.concurrency,
+      });
+      rows.push([
+        'Memory',
+        options.memory > 0
+          ? `stops (status 12) ${options.memory} MB above the ${Math.round(baseline / 1024 / 1024)} MB in use at start`
+          : 'no limit (--memory=0)',
+      ]);
+      rows.push([
+        'Maintenance',
+        maintenance
+          ? `paused while the app is down (${maintenance.describe})`
+          : 'works while the app is down (--force)',
+      ]);
+      if (metricsServer)
+        rows.push([
+          'Metrics',
+          `http://${hostForUrl(metricsServer.address.address)}:${metricsServer.address.port}/metrics`,
+        ]);
       if (telemetry.telemetry?.tracing) rows.push(['Traces', 'OpenTelemetry SDK started from the OTEL_* variables']);
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
@@ -185,7 +225,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
     if (queue instanceof HorizonRedisQueue) {
       // Horizon lists this process under "Supervisors" and "Current workload" while the daemon runs.
       const supervised = { connection: queue.connectionName, queue: queues, processes: options.concurrency, options };
-      const master = new MasterSupervisor(queue.connection, queue.horizonKeys, supervised, () => queue.trim(), (e) => io.err(`larq work: Horizon: ${e.message}`));
+      const master = new MasterSupervisor(
+        queue.connection,
+        queue.horizonKeys,
+        supervised,
+        () => queue.trim(),
+        (e) => io.err(`larq work: Horizon: ${e.message}`),
+      );
       master.start();
       resources.add(() => master.stop());
     }
@@ -227,7 +273,10 @@ const NPM_PARENT =
 // worker may exit with status 1.
 function hungHandlerPolicy(o: Worker<RedisJob>['options']): string {
   const none = o.timeout === 0 ? 'Jobs without their own timeout have none (--timeout=0). ' : '';
-  const then = o.onHungHandler === 'continue' ? 'keeps its slot and the worker goes on' : 'makes the worker finish its other jobs and exit with status 1, for its supervisor to restart it';
+  const then =
+    o.onHungHandler === 'continue'
+      ? 'keeps its slot and the worker goes on'
+      : 'makes the worker finish its other jobs and exit with status 1, for its supervisor to restart it';
   return `${none}A handler still running ${o.timeoutGraceSeconds} s after its job's timeout ${then}.`;
 }
 
@@ -245,7 +294,12 @@ function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined
 // progress goes to job_batches in the app's database (as the skeleton's queue.batching config has it),
 // opened when the first batched job runs. Unique locks and models need the app's own knowledge (which
 // classes are unique, how to load a model), so the handlers factory wires those with the context it is given.
-function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore | undefined, resources: Resources): CommandHooks[] {
+function defaultFeatures(
+  config: CliConfig,
+  queue: RedisQueue,
+  cache: CacheStore | undefined,
+  resources: Resources,
+): CommandHooks[] {
   let batches: CommandHooks | undefined;
   const batchHooksNow = (): CommandHooks => {
     if (batches === undefined) {
@@ -266,7 +320,8 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
     {
       feature: 'batch',
       afterHandle: (ctx) => (batched(ctx.command) ? batchHooksNow().afterHandle?.(ctx) : undefined),
-      onFailed: (job, command, error) => (batched(command) ? batchHooksNow().onFailed?.(job, command, error) : undefined),
+      onFailed: (job, command, error) =>
+        batched(command) ? batchHooksNow().onFailed?.(job, command, error) : undefined,
     },
   ];
 }
@@ -274,7 +329,13 @@ function defaultFeatures(config: CliConfig, queue: RedisQueue, cache: CacheStore
 // Where Laravel's job middleware find what PHP workers share: the app's cache store (overlap locks, the
 // cache RateLimiter), the `default` Redis connection under the Redis prefix (the *WithRedis middleware),
 // and job_batches (SkipIfBatchCancelled), opened when a job first asks.
-async function middlewareServices(config: CliConfig, cache: CacheStore | undefined, resources: Resources, io: Io, ignore: string | undefined): Promise<MiddlewareOptions> {
+async function middlewareServices(
+  config: CliConfig,
+  cache: CacheStore | undefined,
+  resources: Resources,
+  io: Io,
+  ignore: string | undefined,
+): Promise<MiddlewareOptions> {
   const client = await openRedis(config.queue.connection, resources, io, { persistent: true, tls: config.redisTls });
   let repository: BatchRepository | undefined;
   const batches = {
@@ -288,7 +349,10 @@ async function middlewareServices(config: CliConfig, cache: CacheStore | undefin
       return repository.find(id);
     },
   };
-  const classes = (ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const classes = (ignore ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   return { cache, redis: { client, prefix: config.queue.prefix }, batches, ignore: classes };
 }
 
@@ -297,7 +361,13 @@ async function middlewareServices(config: CliConfig, cache: CacheStore | undefin
 // has run a job (its prefix is then the one the jobs come to) or stops.
 const PREFIX_LOOK_MS = 1000;
 
-function watchOtherPrefixes(config: CliConfig, queues: string[], io: Io, resources: Resources, worker: Worker<RedisJob>): void {
+function watchOtherPrefixes(
+  config: CliConfig,
+  queues: string[],
+  io: Io,
+  resources: Resources,
+  worker: Worker<RedisJob>,
+): void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<void> = Promise.resolve();
@@ -308,7 +378,10 @@ function watchOtherPrefixes(config: CliConfig, queues: string[], io: Io, resourc
   worker.once('JobProcessing', stop);
   void (async () => {
     try {
-      const client = await openRedis(config.queue.connection, resources, io, { tls: config.redisTls, readTimeout: config.queue.readTimeout });
+      const client = await openRedis(config.queue.connection, resources, io, {
+        tls: config.redisTls,
+        readTimeout: config.queue.readTimeout,
+      });
       // closed before the client (Resources close in reverse): no look is left running on a closed connection
       resources.add(async () => {
         stop();
@@ -355,9 +428,13 @@ function reportErrors(worker: Worker<RedisJob>, io: Io, reported: WeakSet<Error>
   // During a Redis outage every pass fails the same way: openRedis says once that the connection was lost
   // and once that it is back, so the passes' own errors are not repeated here.
   // ioredis' "Command timed out" is a read that met LARQ_REDIS_READ_TIMEOUT, whose connection says the same.
-  const duringOutage = (e: Error) => e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError' || e.message === 'Command timed out';
+  const duringOutage = (e: Error) =>
+    e instanceof RedisUnavailableError || e.name === 'MaxRetriesPerRequestError' || e.message === 'Command timed out';
   // An error's message may carry a job's name or payload text: its first line, escaped (see printable).
-  worker.on('error', (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${printable(e.message.split('\n')[0])}`));
+  worker.on(
+    'error',
+    (e) => reported.has(e) || duringOutage(e) || io.err(`larq work: ${printable(e.message.split('\n')[0])}`),
+  );
 }
 
 /** What a handlers module's exported function is called with: the app's queue, configuration and environment. */
@@ -389,7 +466,9 @@ export async function loadHandlers(path: string, context?: HandlersFactoryContex
     } catch (e) {
       if ((e as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw e;
       // An ES module: import() it; written through Function so the CommonJS build keeps a real import().
-      const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<Record<string, unknown>>;
+      const importModule = new Function('url', 'return import(url)') as (
+        url: string,
+      ) => Promise<Record<string, unknown>>;
       mod = await importModule(pathToFileURL(file).href);
     }
   } catch (e) {
@@ -398,9 +477,12 @@ export async function loadHandlers(path: string, context?: HandlersFactoryContex
     throw new LarqError(`loading --handlers=${path} failed: ${moduleFailure(e, file)}`, { cause: e });
   }
   let exported: unknown = mod.default ?? mod.handlers ?? mod;
-  if (typeof exported === 'function' && !isHandlers(exported)) exported = await (exported as (context?: HandlersFactoryContext) => unknown)(context);
+  if (typeof exported === 'function' && !isHandlers(exported))
+    exported = await (exported as (context?: HandlersFactoryContext) => unknown)(context);
   if (isHandlers(exported)) return exported;
-  throw new UsageError(`larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`);
+  throw new UsageError(
+    `larq work: --handlers=${path} must export a Handlers instance (default export or "handlers"), or a function returning one`,
+  );
 }
 
 // The first line of a module's load error, led by the file:line a syntax error points at. Node puts that
@@ -414,7 +496,8 @@ function moduleFailure(thrown: unknown, file: string): string {
   const [heading, ...rest] = error.message.split('\n');
   const first = `${error.name}: ${heading}`;
   const diagnostics = rest.filter((line) => line.trim() !== '').slice(0, MAX_DIAGNOSTIC_LINES);
-  if (heading.trimEnd().endsWith(':') && diagnostics.length > 0) return `${first} ${diagnostics.map((line) => line.trim()).join('; ')}`;
+  if (heading.trimEnd().endsWith(':') && diagnostics.length > 0)
+    return `${first} ${diagnostics.map((line) => line.trim()).join('; ')}`;
   if (!(error instanceof SyntaxError)) return first;
   const location = LOCATION.exec(error.stack ?? '') ?? LOCATION.exec(syntaxCheck(file));
   return location ? `${location[1]}: ${first}` : first;
@@ -433,5 +516,11 @@ function syntaxCheck(file: string): string {
 function isHandlers(value: unknown): value is Handlers {
   if (value instanceof Handlers) return true;
   const v = value as Partial<Handlers> | null;
-  return typeof v === 'object' && v !== null && typeof v.run === 'function' && typeof v.failed === 'function' && typeof v.bindFailer === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.run === 'function' &&
+    typeof v.failed === 'function' &&
+    typeof v.bindFailer === 'function'
+  );
 }

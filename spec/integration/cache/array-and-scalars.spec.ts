@@ -3,7 +3,15 @@
 import { expect } from 'chai';
 import { FakeClock } from '../../../lib/clock';
 import { ArrayCacheStore, createCacheStore, DatabaseCacheStore, RedisCacheStore } from '../../../lib/cache';
-import { isPhpNumeric, phpFloatText, phpIntCast, phpLooseEquals, phpTruthy, serializeScalar, unserializeScalar } from '../../../lib/cache/scalar';
+import {
+  isPhpNumeric,
+  phpFloatText,
+  phpIntCast,
+  phpLooseEquals,
+  phpTruthy,
+  serializeScalar,
+  unserializeScalar,
+} from '../../../lib/cache/scalar';
 import { InvalidOptionError } from '../../../lib/errors';
 
 describe('cache: PHP scalar rules', () => {
@@ -40,7 +48,8 @@ describe('cache: PHP scalar rules', () => {
     expect(read('s:6:"héllo";')).to.deep.equal({ ok: true, value: 'héllo' });
     expect(read('s:2:"a"";')).to.deep.equal({ ok: true, value: 'a"' });
     expect(read('N;')).to.deep.equal({ ok: true, value: null });
-    for (const bad of ['s:5:"héllo";', 'b:2;', 'i:1', 'a:0:{}', 'O:8:"stdClass":0:{}', 'N;x', '', 'x']) expect(read(bad).ok, bad).to.equal(false);
+    for (const bad of ['s:5:"héllo";', 'b:2;', 'i:1', 'a:0:{}', 'O:8:"stdClass":0:{}', 'N;x', '', 'x'])
+      expect(read(bad).ok, bad).to.equal(false);
   });
 
   it('is_numeric, truthiness, (int) and loose ==, as PHP 8', () => {
@@ -116,7 +125,16 @@ describe('cache: createCacheStore', () => {
     expect(db).to.be.instanceOf(DatabaseCacheStore);
     await db.close();
     expect(() => createCacheStore({ driver: 'file' } as never)).to.throw(InvalidOptionError, /driver/);
-    expect(() => createCacheStore({ driver: 'redis', cache_prefix: 'x' } as never)).to.throw(InvalidOptionError, /cache_prefix/);
-    expect(() => createCacheStore({ driver: 'database', connection: { driver: 'sqlite', database: ':memory:' }, tabel: 'c' } as never)).to.throw(InvalidOptionError, /tabel/);
+    expect(() => createCacheStore({ driver: 'redis', cache_prefix: 'x' } as never)).to.throw(
+      InvalidOptionError,
+      /cache_prefix/,
+    );
+    expect(() =>
+      createCacheStore({
+        driver: 'database',
+        connection: { driver: 'sqlite', database: ':memory:' },
+        tabel: 'c',
+      } as never),
+    ).to.throw(InvalidOptionError, /tabel/);
   });
 });

@@ -3,11 +3,23 @@
 // DatabaseStore and DatabaseLock write them, checked in the tables themselves.
 import { expect } from 'chai';
 import { FakeClock } from '../../../lib/clock';
-import { createCacheTable, DatabaseCacheStore, FOREVER_SECONDS, type DatabaseCacheStoreOptions } from '../../../lib/cache';
+import {
+  createCacheTable,
+  DatabaseCacheStore,
+  FOREVER_SECONDS,
+  type DatabaseCacheStoreOptions,
+} from '../../../lib/cache';
 import { CacheValueError } from '../../../lib/errors';
 import { DatabaseFailedJobProvider } from '../../../lib/failed';
 import { connectSql, createFailedJobsTable } from '../../../lib/sql';
-import { DATABASE_KINDS, freshTable, nativeClient, openTestDatabase, type DatabaseKind, type TestDatabase } from '../../support/databases';
+import {
+  DATABASE_KINDS,
+  freshTable,
+  nativeClient,
+  openTestDatabase,
+  type DatabaseKind,
+  type TestDatabase,
+} from '../../support/databases';
 import { randomPrefix } from '../../support/redis';
 
 const NOW = 1767225600;
@@ -46,7 +58,10 @@ for (const kind of DATABASE_KINDS) {
 
     async function row(table: 'cache' | 'cache_locks', key: string): Promise<Record<string, unknown> | undefined> {
       const from = table === 'cache' ? admin.tables.cache : admin.tables.locks;
-      const rows = await admin.sql.select(`select * from ${from} where ${admin.sql.quote('key')} = ${admin.sql.param(1)}`, [key]);
+      const rows = await admin.sql.select(
+        `select * from ${from} where ${admin.sql.quote('key')} = ${admin.sql.param(1)}`,
+        [key],
+      );
       if (rows.length === 0) return undefined;
       const r = rows[0];
       return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'expiration' ? Number(v) : v]));
@@ -61,7 +76,11 @@ for (const kind of DATABASE_KINDS) {
     it('put writes serialize()d values (ints as i:N;) with expiration = now + TTL', async () => {
       const s = store();
       await s.put('illuminate:queue:restart', NOW, 60);
-      expect(await row('cache', `${s.cachePrefix}illuminate:queue:restart`)).to.deep.equal({ key: `${s.cachePrefix}illuminate:queue:restart`, value: `i:${NOW};`, expiration: NOW + 60 });
+      expect(await row('cache', `${s.cachePrefix}illuminate:queue:restart`)).to.deep.equal({
+        key: `${s.cachePrefix}illuminate:queue:restart`,
+        value: `i:${NOW};`,
+        expiration: NOW + 60,
+      });
       const values: [string, Parameters<DatabaseCacheStore['put']>[1], string][] = [
         ['t', true, 'b:1;'],
         ['s', 'héllo', 's:6:"héllo";'],
@@ -81,7 +100,10 @@ for (const kind of DATABASE_KINDS) {
     it('forever is 315 360 000 seconds; a TTL <= 0 forgets', async () => {
       const s = store();
       await s.forever('illuminate:queue:restart', NOW);
-      expect(await row('cache', `${s.cachePrefix}illuminate:queue:restart`)).to.include({ value: `i:${NOW};`, expiration: NOW + FOREVER_SECONDS });
+      expect(await row('cache', `${s.cachePrefix}illuminate:queue:restart`)).to.include({
+        value: `i:${NOW};`,
+        expiration: NOW + FOREVER_SECONDS,
+      });
       expect(await s.get('illuminate:queue:restart')).to.equal(NOW);
       await s.put('illuminate:queue:restart', 1, 0);
       expect(await row('cache', `${s.cachePrefix}illuminate:queue:restart`)).to.equal(undefined);
@@ -102,9 +124,15 @@ for (const kind of DATABASE_KINDS) {
       await s.put('job-exceptions:u1', 0, 86400);
       expect(await s.increment('job-exceptions:u1')).to.equal(1);
       expect(await s.increment('job-exceptions:u1', 2)).to.equal(3);
-      expect(await row('cache', `${s.cachePrefix}job-exceptions:u1`)).to.include({ value: 'i:3;', expiration: NOW + 86400 });
+      expect(await row('cache', `${s.cachePrefix}job-exceptions:u1`)).to.include({
+        value: 'i:3;',
+        expiration: NOW + 86400,
+      });
       expect(await s.increment('fresh', 5)).to.equal(5);
-      expect(await row('cache', `${s.cachePrefix}fresh`)).to.include({ value: 'i:5;', expiration: NOW + FOREVER_SECONDS });
+      expect(await row('cache', `${s.cachePrefix}fresh`)).to.include({
+        value: 'i:5;',
+        expiration: NOW + FOREVER_SECONDS,
+      });
       await s.forever('numstr', '5');
       expect(await s.increment('numstr')).to.equal(6);
       await s.forever('word', 'abc');
@@ -173,7 +201,11 @@ for (const kind of DATABASE_KINDS) {
           await s.put('c', 0, 600);
           const results = await Promise.all(Array.from({ length: 5 }, () => s.increment('c')));
           expect([...results].sort((x, y) => x - y)).to.deep.equal([1, 2, 3, 4, 5]);
-          expect(await row('cache', `${s.cachePrefix}c`)).to.deep.equal({ key: `${s.cachePrefix}c`, value: 'i:5;', expiration: NOW + 600 });
+          expect(await row('cache', `${s.cachePrefix}c`)).to.deep.equal({
+            key: `${s.cachePrefix}c`,
+            value: 'i:5;',
+            expiration: NOW + 600,
+          });
           await s.close();
           expect(await store({ connection: native.config, cachePrefix: s.cachePrefix }).get('c')).to.equal(5);
         } finally {
@@ -192,7 +224,11 @@ for (const kind of DATABASE_KINDS) {
         await s.forever('k', 'v');
         const uuid = await failed.log('redis', 'default', '{"uuid":"0b5e4f0c-0000-4000-8000-000000000001"}', 'E');
         await Promise.all([s.close(), failed.close()]);
-        expect(await shared.select(`select * from ${admin.tables.cache} where ${shared.quote('key')} = ${shared.param(1)}`, [`${s.cachePrefix}k`])).to.have.length(1);
+        expect(
+          await shared.select(`select * from ${admin.tables.cache} where ${shared.quote('key')} = ${shared.param(1)}`, [
+            `${s.cachePrefix}k`,
+          ]),
+        ).to.have.length(1);
         expect(await new DatabaseFailedJobProvider(shared, { table }).ids()).to.deep.equal([uuid]);
       } finally {
         await shared.close();
@@ -203,7 +239,9 @@ for (const kind of DATABASE_KINDS) {
       it('PostgreSQL: values holding a NUL byte are stored base64, as DatabaseStore does there', async () => {
         const s = store();
         await s.forever('nul', 'a\0b');
-        expect((await row('cache', `${s.cachePrefix}nul`))?.value).to.equal(Buffer.from('s:3:"a\0b";').toString('base64'));
+        expect((await row('cache', `${s.cachePrefix}nul`))?.value).to.equal(
+          Buffer.from('s:3:"a\0b";').toString('base64'),
+        );
         expect(await s.get('nul')).to.equal('a\0b');
       });
     }

@@ -4,7 +4,18 @@
 // locks) is read and written here on keys that live on different primaries.
 import { expect } from 'chai';
 import { RedisCacheStore } from '../../../lib/cache';
-import { countJobException, exceptionsKey, forgetJobExceptions, globalPausedKey, pausedKey, pauseQueue, readRestart, restartKey, resumeQueue, signalRestart } from '../../../lib/cache/signals';
+import {
+  countJobException,
+  exceptionsKey,
+  forgetJobExceptions,
+  globalPausedKey,
+  pausedKey,
+  pauseQueue,
+  readRestart,
+  restartKey,
+  resumeQueue,
+  signalRestart,
+} from '../../../lib/cache/signals';
 import { InvalidOptionError } from '../../../lib/errors';
 import { LaravelRelease } from '../../../lib/LaravelLine';
 import { CacheSignals } from '../../../lib/worker/CacheSignals';
@@ -43,13 +54,19 @@ describe('cache: RedisCacheStore on a Redis Cluster', function () {
   });
 
   it('refuses a database other than 0 for a Cluster client, saying a cluster has database 0 only', () => {
-    expect(() => new RedisCacheStore({ connection: cluster.client(), database: 1 })).to.throw(InvalidOptionError, /database.*cluster has only database 0/i);
+    expect(() => new RedisCacheStore({ connection: cluster.client(), database: 1 })).to.throw(
+      InvalidOptionError,
+      /database.*cluster has only database 0/i,
+    );
     expect(new RedisCacheStore({ connection: cluster.client(), database: 0 }).layout.prefix).to.be.a('string');
   });
 
   it('refuses a Cluster client whose node connections would SELECT a database', () => {
     const client = cluster.client({ redisOptions: { db: 1 } });
-    expect(() => new RedisCacheStore({ connection: client })).to.throw(InvalidOptionError, /connection.*cluster has only database 0/i);
+    expect(() => new RedisCacheStore({ connection: client })).to.throw(
+      InvalidOptionError,
+      /connection.*cluster has only database 0/i,
+    );
   });
 
   it('reads many keys that live on different primaries (no CROSSSLOT)', async () => {
@@ -65,8 +82,17 @@ describe('cache: RedisCacheStore on a Redis Cluster', function () {
 
   it('carries the restart signal, per-queue and global pause flags across primaries', async () => {
     const s = store();
-    expect((await primariesOf(s, [restartKey, globalPausedKey, pausedKey('redis', 'default'), pausedKey('redis', 'emails')])).size).to.be.greaterThan(1);
-    const signals = new CacheSignals(s, (e) => { throw e; }, { laravel: LaravelRelease.of('13.26') });
+    expect(
+      (await primariesOf(s, [restartKey, globalPausedKey, pausedKey('redis', 'default'), pausedKey('redis', 'emails')]))
+        .size,
+    ).to.be.greaterThan(1);
+    const signals = new CacheSignals(
+      s,
+      (e) => {
+        throw e;
+      },
+      { laravel: LaravelRelease.of('13.26') },
+    );
     await signals.start();
     expect(await signals.shouldRestart()).to.equal(false);
     await signalRestart(s, 1795276770);
@@ -85,7 +111,12 @@ describe('cache: RedisCacheStore on a Redis Cluster', function () {
 
   it('counts maxExceptions per job and forgets the counter, on whichever primary it lives', async () => {
     const s = store();
-    const uuids = ['0d6b5c5e-0000-4000-8000-000000000001', '0d6b5c5e-0000-4000-8000-000000000002', '0d6b5c5e-0000-4000-8000-000000000003', '0d6b5c5e-0000-4000-8000-000000000004'];
+    const uuids = [
+      '0d6b5c5e-0000-4000-8000-000000000001',
+      '0d6b5c5e-0000-4000-8000-000000000002',
+      '0d6b5c5e-0000-4000-8000-000000000003',
+      '0d6b5c5e-0000-4000-8000-000000000004',
+    ];
     expect((await primariesOf(s, uuids.map(exceptionsKey))).size).to.be.greaterThan(1);
     for (const uuid of uuids) {
       expect(await countJobException(s, uuid)).to.equal(1);
@@ -98,7 +129,11 @@ describe('cache: RedisCacheStore on a Redis Cluster', function () {
 
   it('takes, checks and releases unique-job locks on several primaries', async () => {
     const s = store();
-    const names = ['laravel_unique_job:App\\Jobs\\Sync:1', 'laravel_unique_job:App\\Jobs\\Sync:2', 'laravel_unique_job:App\\Jobs\\Mail:9'];
+    const names = [
+      'laravel_unique_job:App\\Jobs\\Sync:1',
+      'laravel_unique_job:App\\Jobs\\Sync:2',
+      'laravel_unique_job:App\\Jobs\\Mail:9',
+    ];
     expect((await primariesOf(s, names)).size).to.be.greaterThan(1);
     for (const name of names) {
       const lock = s.lock(name, 60);

@@ -49,8 +49,12 @@ describe('cache: RedisCacheStore', function () {
     }
 
     it('derives both prefixes from appName with Str::slug', () => {
-      expect(store({ laravel: 8, appName: 'My App', prefix: undefined }).key('k')).to.equal('my_app_database_my_app_cache:k');
-      expect(store({ laravel: 13, appName: 'My App', prefix: undefined }).key('k')).to.equal('my-app-database-my-app-cache-k');
+      expect(store({ laravel: 8, appName: 'My App', prefix: undefined }).key('k')).to.equal(
+        'my_app_database_my_app_cache:k',
+      );
+      expect(store({ laravel: 13, appName: 'My App', prefix: undefined }).key('k')).to.equal(
+        'my-app-database-my-app-cache-k',
+      );
     });
 
     it('takes explicit prefixes as they are; 8.x-10.x add ":" only after a non-empty cache prefix', () => {
@@ -117,7 +121,8 @@ describe('cache: RedisCacheStore', function () {
         ['9007199254740993', '9007199254740993'],
       ];
       for (const [i, [stored]] of read.entries()) await raw.set(s.key(`r${i}`), stored);
-      for (const [i, [stored, expected]] of read.entries()) expect(await s.get(`r${i}`), stored).to.deep.equal(expected);
+      for (const [i, [stored, expected]] of read.entries())
+        expect(await s.get(`r${i}`), stored).to.deep.equal(expected);
       expect(await s.get('missing')).to.equal(null);
     });
 

@@ -27,13 +27,13 @@ import {
 import { monitorCaughtUp, rawClient, randomPrefix, requireRedis } from '../../support/redis';
 
 describe('cache: signals', () => {
-  it('uses Laravel\'s keys', () => {
+  it("uses Laravel's keys", () => {
     expect(restartKey).to.equal('illuminate:queue:restart');
     expect(pausedKey('redis', 'default')).to.equal('illuminate:queue:paused:redis:default');
     expect(exceptionsKey('9f1c')).to.equal('job-exceptions:9f1c');
   });
 
-  it('restartRequested is PHP\'s loose != between the startup and current values', () => {
+  it("restartRequested is PHP's loose != between the startup and current values", () => {
     expect(restartRequested(null, null)).to.equal(false);
     expect(restartRequested(null, 1767225600)).to.equal(true);
     expect(restartRequested(1767225600, 1767225600)).to.equal(false);
@@ -48,7 +48,11 @@ describe('cache: signals', () => {
       name: 'redis',
       async make(ctx) {
         const port = await requireRedis(ctx);
-        const store = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, prefix: randomPrefix(), laravel: 8 });
+        const store = new RedisCacheStore({
+          connection: { port, host: '127.0.0.1' },
+          prefix: randomPrefix(),
+          laravel: 8,
+        });
         return { store, done: () => store.close() };
       },
     },
@@ -127,7 +131,7 @@ describe('cache: signals', () => {
       expect(await raw.ttl(store.key(restartKey))).to.equal(-1);
     });
 
-    it('pause: b:1; forever, or SETEX with pauseFor\'s TTL', async () => {
+    it("pause: b:1; forever, or SETEX with pauseFor's TTL", async () => {
       await pauseQueue(store, 'redis', 'default');
       expect(await raw.get(store.key(pausedKey('redis', 'default')))).to.equal('b:1;');
       expect(await raw.ttl(store.key(pausedKey('redis', 'default')))).to.equal(-1);

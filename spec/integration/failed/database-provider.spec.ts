@@ -41,7 +41,12 @@ for (const kind of DATABASE_KINDS) {
       it('logs a failed job and finds it again with the exact payload', async () => {
         const uuid = randomUUID();
         const payload = trickyPayload(uuid);
-        const id = await store.log('redis', 'emails', payload, 'RuntimeException: boom in /app/Job.php:12\nStack trace:\n#0 {main}');
+        const id = await store.log(
+          'redis',
+          'emails',
+          payload,
+          'RuntimeException: boom in /app/Job.php:12\nStack trace:\n#0 {main}',
+        );
         if (byUuid) expect(id).to.equal(uuid);
         else expect(id).to.be.a('number').and.to.be.greaterThan(0);
 
@@ -60,7 +65,10 @@ for (const kind of DATABASE_KINDS) {
         await store.log('redis', 'default', payload, 'E');
         const rows = await sql.select(`SELECT ${sql.quote('payload')} FROM ${sql.quote(table)}`);
         expect(sameBytes(String(rows[0].payload), payload)).to.equal(true);
-        expect(String(rows[0].payload)).to.include(String.raw`\/path\/to`).and.include(String.raw`\u0000`).and.include('🎉');
+        expect(String(rows[0].payload))
+          .to.include(String.raw`\/path\/to`)
+          .and.include(String.raw`\u0000`)
+          .and.include('🎉');
       });
 
       it('writes an Error through formatException', async () => {
@@ -200,7 +208,7 @@ for (const kind of DATABASE_KINDS) {
         });
       }
 
-      it('works on a SqlClient of the caller\'s and leaves it open', async () => {
+      it("works on a SqlClient of the caller's and leaves it open", async () => {
         const own = connectSql(db.config);
         const s = new DatabaseFailedJobProvider(own, { driver, table, clock });
         await s.log('redis', 'default', simplePayload(), 'E');
@@ -209,7 +217,7 @@ for (const kind of DATABASE_KINDS) {
         await own.close();
       });
 
-      it('works on a driver client of the caller\'s and leaves it open', async () => {
+      it("works on a driver client of the caller's and leaves it open", async () => {
         const native = await nativeClient(db);
         try {
           const s = new DatabaseFailedJobProvider(native.config, { driver, table, clock });

@@ -65,8 +65,13 @@ describe('failed jobs: createFailedJobProvider', () => {
     expect(bad({ driver: 'redis' })).to.throw(InvalidOptionError, /"redis"/);
     expect(bad({ driver: 'dynamodb' })).to.throw(InvalidOptionError, /dynamodb is not supported/);
     expect(bad({ driver: 'database-uuids' })).to.throw(InvalidOptionError, /database/);
-    expect(bad({ driver: 'database', database: { driver: 'oracle', database: 'x' } })).to.throw(InvalidOptionError, /"oracle"/);
-    expect(bad({ driver: 'database', database: { driver: 'sqlite', database: ':memory:' }, timezone: 'Nowhere/Zone' })).to.throw(InvalidOptionError, /timezone/);
+    expect(bad({ driver: 'database', database: { driver: 'oracle', database: 'x' } })).to.throw(
+      InvalidOptionError,
+      /"oracle"/,
+    );
+    expect(
+      bad({ driver: 'database', database: { driver: 'sqlite', database: ':memory:' }, timezone: 'Nowhere/Zone' }),
+    ).to.throw(InvalidOptionError, /timezone/);
     expect(() => connectSql({ driver: 'sqlsrv' } as never)).to.throw(InvalidOptionError);
   });
 
@@ -96,7 +101,10 @@ describe('failed jobs: createFailedJobProvider', () => {
       failed.createFailedJobProvider({ driver: 'database', database: { driver: 'sqlite', database: ':memory:' } }).close();
       console.log(JSON.stringify([before, afterOthers, loaded()]));
     `;
-    const out = execFileSync(process.execPath, ['-e', script], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-e', script], {
+      cwd: join(__dirname, '..', '..', '..'),
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out)).to.deep.equal([false, false, true]);
   });
 });

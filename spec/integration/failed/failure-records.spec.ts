@@ -21,7 +21,11 @@ import { randomPrefix, rawClient, requireRedis } from '../../support/redis';
 
 /** A payload as PHP's json_encode writes a string job, with `bytes` as the value of data.s. */
 function payloadWith(uuid: string, bytes: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`), bytes, Buffer.from('"},"attempts":0}')]);
+  return Buffer.concat([
+    Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`),
+    bytes,
+    Buffer.from('"},"attempts":0}'),
+  ]);
 }
 
 const INVALID_UTF8 = Buffer.from([0x41, 0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x42]);
@@ -56,7 +60,15 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   afterEach(async () => queue.close());
 
   function writeEnv(failed: 'database-uuids' | 'file'): void {
-    const lines = ['APP_NAME=Shop', 'QUEUE_CONNECTION=redis', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${sqliteFile}`];
+    const lines = [
+      'APP_NAME=Shop',
+      'QUEUE_CONNECTION=redis',
+      'REDIS_HOST=127.0.0.1',
+      `REDIS_PORT=${port}`,
+      `REDIS_PREFIX=${prefix}`,
+      'DB_CONNECTION=sqlite',
+      `DB_DATABASE=${sqliteFile}`,
+    ];
     lines.push(`QUEUE_FAILED_DRIVER=${failed}`);
     writeFileSync(envFile, `${lines.join('\n')}\n`);
   }
@@ -64,13 +76,21 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   async function larq(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+    const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], {
+      out: (l) => void out.push(l),
+      err: (l) => void err.push(l),
+    });
     return { code, out, err };
   }
 
   async function failAll(store: FailedJobProvider): Promise<string[]> {
     const handlers = new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
-    const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+    const worker = createWorker(
+      queue,
+      handlers,
+      { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 },
+      { failed: store },
+    );
     const errors: string[] = [];
     worker.on('error', (e) => void errors.push(e.message));
     await worker.daemon('default');
@@ -109,7 +129,8 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
       await store.close();
     }
     const db = new Sqlite(sqliteFile);
-    const row = db.prepare('SELECT payload FROM failed_jobs WHERE uuid = ?').get(uuid) as { payload: Buffer | string } | undefined;
+    const row = db.prepare('SELECT payload FROM failed_jobs WHERE uuid = ?').get(uuid) as
+      { payload: Buffer | string } | undefined;
     db.close();
     expect(row, 'the failure record').to.not.equal(undefined);
     expect(Buffer.from(row!.payload as Buffer).equals(bytes), 'record payload bytes').to.equal(true);
@@ -128,7 +149,10 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     const store = new FileFailedJobProvider(filePath());
     const errors = await failAll(store);
     expect(await store.all()).to.deep.equal([]);
-    expect(errors.some((m) => m.includes(uuid) && m.includes('App\\Jobs\\Boom@handle')), errors.join('\n')).to.equal(true);
+    expect(
+      errors.some((m) => m.includes(uuid) && m.includes('App\\Jobs\\Boom@handle')),
+      errors.join('\n'),
+    ).to.equal(true);
 
     writeEnv('file');
     const listed = await larq('failed', '--json');
@@ -149,15 +173,34 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     for (let i = 0; i < bad.length; i++) await queue.pop().catch(() => undefined);
     writeEnv('database-uuids');
 
-    const sizes = JSON.parse((await larq('size', '--json')).out.join('\n')) as { queue: string; size: number; invalid: number; failed: number }[];
-    expect(sizes).to.deep.include({ connection: 'redis', queue: 'default', size: 0, pending: 0, delayed: 0, reserved: 0, failed: 0, invalid: 2 });
+    const sizes = JSON.parse((await larq('size', '--json')).out.join('\n')) as {
+      queue: string;
+      size: number;
+      invalid: number;
+      failed: number;
+    }[];
+    expect(sizes).to.deep.include({
+      connection: 'redis',
+      queue: 'default',
+      size: 0,
+      pending: 0,
+      delayed: 0,
+      reserved: 0,
+      failed: 0,
+      invalid: 2,
+    });
     const monitor = await larq('monitor');
-    expect(monitor.out[0]).to.match(/^Queue +Size +Pending +Delayed +Reserved +Failed +Invalid +Oldest pending +Status$/);
+    expect(monitor.out[0]).to.match(
+      /^Queue +Size +Pending +Delayed +Reserved +Failed +Invalid +Oldest pending +Status$/,
+    );
     expect(monitor.out[1]).to.match(/^redis:default +0 +0 +0 +0 +0 +2 +N\/A +OK$/);
 
     const failed = await larq('failed', '--json');
     const rows = JSON.parse(failed.out.join('\n')) as { id: string; queue: string; class: string; kept: string }[];
-    expect(rows.map((r) => [r.queue, r.kept])).to.deep.equal([['default', 'quarantine'], ['default', 'quarantine']]);
+    expect(rows.map((r) => [r.queue, r.kept])).to.deep.equal([
+      ['default', 'quarantine'],
+      ['default', 'quarantine'],
+    ]);
     expect(rows[1]).to.include({ id: uuid, class: 'App\\Jobs\\Boom@handle' });
     expect(rows[0].id).to.match(/^invalid-[0-9a-f]{12}$/);
     const table = await larq('failed');
@@ -166,7 +209,9 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     // The reason the pop script gave is kept with the payload (Lua's arithmetic error on "many").
     const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
     const kept = await new RedisFailedLists(client, queue.keys).all();
-    expect(kept.map((k) => k.exception)).to.satisfy((texts: string[]) => texts.every((t) => /could not reserve it \(.+\)/.test(t)));
+    expect(kept.map((k) => k.exception)).to.satisfy((texts: string[]) =>
+      texts.every((t) => /could not reserve it \(.+\)/.test(t)),
+    );
     expect(kept[1].exception).to.contain("arithmetic on field 'attempts'");
 
     const refused = await larq('retry', uuid);
@@ -181,13 +226,23 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   it('leaves a failed job reserved and names it when neither the store nor Redis can keep it; it comes back after retry_after and fails as attempt 2', async () => {
     const short = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 1 });
     const uuid = randomUUID();
-    await client.rpush(`${prefix}queues:default`, `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`);
+    await client.rpush(
+      `${prefix}queues:default`,
+      `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`,
+    );
     // The failed list's key holds a string: RPUSH fails with WRONGTYPE. The store cannot be written either.
     await client.set(`${prefix}queues:default:larq:failed`, 'in the way');
-    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    const refusing = {
+      log: () => Promise.reject(new Error('failed_jobs is unwritable')),
+    } as unknown as FailedJobProvider;
     const handlers = new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
     const run = async () => {
-      const worker = createWorker(short, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: refusing });
+      const worker = createWorker(
+        short,
+        handlers,
+        { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 },
+        { failed: refusing },
+      );
       const errors: string[] = [];
       worker.on('error', (e) => void errors.push(e.message));
       await worker.daemon('default');
@@ -195,13 +250,19 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     };
     try {
       const first = await run();
-      expect(first.filter((m) => m.includes(uuid) && m.includes('stays reserved')), first.join('\n')).to.have.length(1);
+      expect(
+        first.filter((m) => m.includes(uuid) && m.includes('stays reserved')),
+        first.join('\n'),
+      ).to.have.length(1);
       expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
 
       await client.del(`${prefix}queues:default:larq:failed`);
       await new Promise((r) => setTimeout(r, 2100)); // past retry_after (1 s, whole seconds)
       const second = await run();
-      expect(second.filter((m) => m.includes(uuid) && m.includes("larq's failed list")), second.join('\n')).to.have.length(1);
+      expect(
+        second.filter((m) => m.includes(uuid) && m.includes("larq's failed list")),
+        second.join('\n'),
+      ).to.have.length(1);
       expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(0);
       const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
       const [kept] = await new RedisFailedLists(client, short.keys).all();
@@ -215,9 +276,13 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
 
   it('larq failed --to-store moves the failures kept in Redis into the store once it can be written', async () => {
     const uuids = [randomUUID(), randomUUID()];
-    const payloads = uuids.map((u) => `{"uuid":"${u}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"é"},"attempts":0}`);
+    const payloads = uuids.map(
+      (u) => `{"uuid":"${u}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"é"},"attempts":0}`,
+    );
     await client.rpush(`${prefix}queues:default`, ...payloads);
-    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    const refusing = {
+      log: () => Promise.reject(new Error('failed_jobs is unwritable')),
+    } as unknown as FailedJobProvider;
     await failAll(refusing);
     expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
 
@@ -240,8 +305,14 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
 
   it('larq failed --to-store exits non-zero and says how many stay in Redis when the store refuses some', async () => {
     const [text, bytes] = [randomUUID(), randomUUID()];
-    await client.rpush(`${prefix}queues:default`, Buffer.from(`{"uuid":"${text}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`), payloadWith(bytes, INVALID_UTF8));
-    const refusing = { log: () => Promise.reject(new Error('failed_jobs is unwritable')) } as unknown as FailedJobProvider;
+    await client.rpush(
+      `${prefix}queues:default`,
+      Buffer.from(`{"uuid":"${text}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`),
+      payloadWith(bytes, INVALID_UTF8),
+    );
+    const refusing = {
+      log: () => Promise.reject(new Error('failed_jobs is unwritable')),
+    } as unknown as FailedJobProvider;
     await failAll(refusing);
     expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
 
@@ -250,13 +321,23 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     const moved = await larq('failed', '--to-store', '--json');
     expect(moved.code).to.equal(1);
     expect(moved.err.join('\n')).to.include(`[${bytes}] stays in Redis`);
-    expect(moved.err).to.include('Moved 1 failed job from Redis into the failed-job store; 1 stays in Redis, refused by the store.');
+    expect(moved.err).to.include(
+      'Moved 1 failed job from Redis into the failed-job store; 1 stays in Redis, refused by the store.',
+    );
     const rows = JSON.parse(moved.out.join('\n')) as { id: string; kept: string }[];
-    expect(rows.map((r) => [r.id, r.kept]).sort()).to.deep.equal([[bytes, 'redis'], [text, 'store']].sort());
+    expect(rows.map((r) => [r.id, r.kept]).sort()).to.deep.equal(
+      [
+        [bytes, 'redis'],
+        [text, 'store'],
+      ].sort(),
+    );
   });
 
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
-    await client.rpush(`${prefix}queues:default`, `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`);
+    await client.rpush(
+      `${prefix}queues:default`,
+      `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`,
+    );
     const seen: number[] = [];
     const handlers = new Handlers().string('App\\Jobs\\Ok@handle', async (_data, ctx) => {
       seen.push(ctx.attempts);
@@ -264,7 +345,12 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     });
     const store = sqliteStore();
     try {
-      const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 },
+        { failed: store },
+      );
       await worker.daemon('default');
       expect(seen).to.deep.equal([1]);
       expect(await store.all()).to.deep.equal([]);

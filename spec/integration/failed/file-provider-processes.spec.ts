@@ -37,7 +37,14 @@ describe('file failed-job store shared by processes', function () {
     mkdirSync(join(app, 'storage', 'framework', 'cache'), { recursive: true });
     prefix = randomPrefix();
     env = join(app, '.env');
-    const lines = ['APP_NAME=Shop', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`, 'QUEUE_FAILED_DRIVER=file', 'CACHE_STORE=redis'];
+    const lines = [
+      'APP_NAME=Shop',
+      'REDIS_HOST=127.0.0.1',
+      `REDIS_PORT=${port}`,
+      `REDIS_PREFIX=${prefix}`,
+      'QUEUE_FAILED_DRIVER=file',
+      'CACHE_STORE=redis',
+    ];
     writeFileSync(env, lines.join('\n') + '\n');
     queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
   });
@@ -47,7 +54,16 @@ describe('file failed-job store shared by processes', function () {
   });
 
   const ids = (): string[] => (JSON.parse(readFileSync(file, 'utf8')) as { id: string }[]).map((r) => r.id);
-  const work = () => startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--app=${app}`, `--env=${env}`, '--stop-when-empty', '--sleep=0', '--tries=1']);
+  const work = () =>
+    startLarq(cli.main, [
+      'work',
+      `--handlers=${cli.handlers}`,
+      `--app=${app}`,
+      `--env=${env}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--tries=1',
+    ]);
 
   /** Push `count` jobs whose handler throws; their payload uuids (the failed records' ids). */
   async function pushFailing(count: number): Promise<string[]> {
@@ -86,13 +102,18 @@ describe('file failed-job store shared by processes', function () {
       const phpUuids = Array.from({ length: 45 }, () => randomUUID());
       const worker = work();
       await firstFailure(worker);
-      const php = runPhp('failed-provider.php', ['log-many', JSON.stringify({ queue: 'default', uuids: phpUuids, pause_ms: 20 })], {
-        LARQ_LARAVEL: line,
-        LARQ_FAILED_DRIVER: 'file',
-        LARQ_FAILED_FILE: file,
-        // The skeleton's cache.stores.file.lock_path, as larq assumes for the app.
-        LARQ_FAILED_LOCK_DIR: join(app, 'storage', 'framework', 'cache', 'data'),
-      }, 120000);
+      const php = runPhp(
+        'failed-provider.php',
+        ['log-many', JSON.stringify({ queue: 'default', uuids: phpUuids, pause_ms: 20 })],
+        {
+          LARQ_LARAVEL: line,
+          LARQ_FAILED_DRIVER: 'file',
+          LARQ_FAILED_FILE: file,
+          // The skeleton's cache.stores.file.lock_path, as larq assumes for the app.
+          LARQ_FAILED_LOCK_DIR: join(app, 'storage', 'framework', 'cache', 'data'),
+        },
+        120000,
+      );
       const [code, result] = await Promise.all([worker.done, php]);
       expect(code, worker.stderr).to.equal(0);
       expect(result.code, result.stderr).to.equal(0);
@@ -108,7 +129,9 @@ describe('file failed-job store shared by processes', function () {
     const worker = work();
     await firstFailure(worker);
     // Ten forget processes at once, while the worker records its failures.
-    const forgets = await Promise.all(old.slice(0, 10).map((id) => runLarq(cli.main, ['forget', id, `--app=${app}`, `--env=${env}`])));
+    const forgets = await Promise.all(
+      old.slice(0, 10).map((id) => runLarq(cli.main, ['forget', id, `--app=${app}`, `--env=${env}`])),
+    );
     for (const run of forgets) expect(run.code, run.stderr).to.equal(0);
     expect(await worker.done, worker.stderr).to.equal(0);
     expect(ids()).to.have.members([...old.slice(10), ...failing]);
@@ -118,7 +141,9 @@ describe('file failed-job store shared by processes', function () {
     const garbage = '[{"id": "a", "queue": "default"},\n  {"id": "b", ... cut short';
     writeFileSync(file, garbage);
     const store = new FileFailedJobProvider(file);
-    const refused = await rejection(store.log('redis', 'default', JSON.stringify({ uuid: randomUUID(), job: 'x', data: {} }), 'E'));
+    const refused = await rejection(
+      store.log('redis', 'default', JSON.stringify({ uuid: randomUUID(), job: 'x', data: {} }), 'E'),
+    );
     expect(refused).to.be.instanceOf(UnreadableFailedJobFileError);
     expect((refused as Error).message).to.include(file);
     for (const notRecords of ['{"id": "a"}', 'null', '[1, 2]']) {
@@ -131,11 +156,21 @@ describe('file failed-job store shared by processes', function () {
     writeFileSync(file, garbage);
     const [uuid] = await pushFailing(1);
     // The worker checks its store before taking a job: it refuses to start, and the job waits.
-    const run = await runLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--app=${app}`, `--env=${env}`, '--stop-when-empty', '--sleep=0', '--tries=1']);
+    const run = await runLarq(cli.main, [
+      'work',
+      `--handlers=${cli.handlers}`,
+      `--app=${app}`,
+      `--env=${env}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--tries=1',
+    ]);
     expect(run.code).to.not.equal(0);
     expect(run.stderr).to.include(file);
     expect(readFileSync(file, 'utf8')).to.equal(garbage);
-    expect((await queue.pendingJobs()).map((j) => (JSON.parse(j.payload) as { uuid: string }).uuid)).to.deep.equal([uuid]);
+    expect((await queue.pendingJobs()).map((j) => (JSON.parse(j.payload) as { uuid: string }).uuid)).to.deep.equal([
+      uuid,
+    ]);
     const listed = await runLarq(cli.main, ['failed', `--app=${app}`, `--env=${env}`]);
     expect(listed.code).to.not.equal(0);
     expect(listed.stderr).to.include(file);

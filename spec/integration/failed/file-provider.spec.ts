@@ -31,7 +31,7 @@ describe('failed jobs: file store', () => {
 
   const read = (): Record<string, unknown>[] => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>[];
 
-  it('writes the spec\'s record fields, in order, newest first', async () => {
+  it("writes the spec's record fields, in order, newest first", async () => {
     const a = randomUUID();
     const b = randomUUID();
     expect(await store.log('redis', 'default', simplePayload(a), 'E1')).to.equal(a);
@@ -39,8 +39,22 @@ describe('failed jobs: file store', () => {
     await store.log('redis', 'emails', simplePayload(b), 'E2');
     const records = read();
     expect(records.map((r) => r.id)).to.deep.equal([b, a]);
-    expect(Object.keys(records[0])).to.deep.equal(['id', 'connection', 'queue', 'payload', 'exception', 'failed_at', 'failed_at_timestamp']);
-    expect(records[0]).to.deep.include({ connection: 'redis', queue: 'emails', exception: 'E2', failed_at: '2023-11-14 22:13:25', failed_at_timestamp: T0 + 5 });
+    expect(Object.keys(records[0])).to.deep.equal([
+      'id',
+      'connection',
+      'queue',
+      'payload',
+      'exception',
+      'failed_at',
+      'failed_at_timestamp',
+    ]);
+    expect(records[0]).to.deep.include({
+      connection: 'redis',
+      queue: 'emails',
+      exception: 'E2',
+      failed_at: '2023-11-14 22:13:25',
+      failed_at_timestamp: T0 + 5,
+    });
   });
 
   it('keeps the payload byte for byte and escapes like json_encode (\\/ and \\uXXXX)', async () => {
@@ -49,7 +63,9 @@ describe('failed jobs: file store', () => {
     expect(sameBytes((await store.find(id))!.payload, payload)).to.equal(true);
     const text = readFileSync(path, 'utf8');
     expect(/[^\x00-\x7f]/.test(text), 'file is pure ASCII').to.equal(false);
-    expect(text).to.include(String.raw`\\\/path\\\/to`).and.include(String.raw`Exception: \u00e9 in \/a.js:1`);
+    expect(text)
+      .to.include(String.raw`\\\/path\\\/to`)
+      .and.include(String.raw`Exception: \u00e9 in \/a.js:1`);
     expect(text.startsWith('[\n    {\n        "id": ')).to.equal(true);
   });
 
@@ -104,7 +120,10 @@ describe('failed jobs: file store', () => {
     for (const content of ['{not json', '{"id":1}', '[{"id":"a"}, "b"]']) {
       writeFileSync(join(dir, 'broken.json'), content);
       const broken = new FileFailedJobProvider(join(dir, 'broken.json'));
-      const refused = await broken.log('redis', 'default', simplePayload(), 'E').then(() => null, (e: unknown) => e);
+      const refused = await broken.log('redis', 'default', simplePayload(), 'E').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(refused, JSON.stringify(content)).to.be.instanceOf(UnreadableFailedJobFileError);
       expect(readFileSync(join(dir, 'broken.json'), 'utf8')).to.equal(content);
     }
@@ -113,7 +132,12 @@ describe('failed jobs: file store', () => {
   it('keeps keys it does not know when rewriting', async () => {
     const id = randomUUID();
     const file = join(dir, 'f.json');
-    writeFileSync(file, '[{"id":"' + id + '","connection":"redis","queue":"q","payload":"{}","exception":"E","failed_at":"2020-01-01 00:00:00","failed_at_timestamp":1577836800,"custom":{"2":"b","1":"a"}}]');
+    writeFileSync(
+      file,
+      '[{"id":"' +
+        id +
+        '","connection":"redis","queue":"q","payload":"{}","exception":"E","failed_at":"2020-01-01 00:00:00","failed_at_timestamp":1577836800,"custom":{"2":"b","1":"a"}}]',
+    );
     const other = new FileFailedJobProvider(file, { clock });
     await other.log('redis', 'default', simplePayload(), 'E');
     const text = readFileSync(file, 'utf8');
@@ -123,14 +147,18 @@ describe('failed jobs: file store', () => {
 
   it('serialises concurrent writers in one process and leaves no temp files', async () => {
     const second = new FileFailedJobProvider(path, { clock });
-    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : second).log('redis', 'default', simplePayload(), `E${i}`)));
+    const ids = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? store : second).log('redis', 'default', simplePayload(), `E${i}`)),
+    );
     await Promise.all([store.forget(ids[0]), second.forget(ids[1])]);
     const left = await store.ids();
     expect(left).to.have.length(38);
     expect(new Set(left)).to.deep.equal(new Set(ids.slice(2)));
     // Beside the file: only the cache store's lock folder, with no lock left behind in it.
     expect(readdirSync(join(dir, 'cache')).sort()).to.deep.equal(['data', 'failed-jobs.json']);
-    expect(readdirSync(join(dir, 'cache', 'data'), { recursive: true }).filter((f) => String(f).length === 40 + 6)).to.deep.equal([]);
+    expect(
+      readdirSync(join(dir, 'cache', 'data'), { recursive: true }).filter((f) => String(f).length === 40 + 6),
+    ).to.deep.equal([]);
   });
 
   // Issue 21 finding 8: a payload without a uuid was refused, which dropped the job; it now gets one.
@@ -175,7 +203,11 @@ describe('failed jobs: file store', () => {
 
       async function php<T>(command: string, arg?: object, env: Record<string, string> = {}): Promise<T> {
         const args = arg === undefined ? [command] : [command, JSON.stringify(arg)];
-        const res = await laravel.runPhp('failed-provider.php', args, { LARQ_FAILED_DRIVER: 'file', LARQ_FAILED_FILE: path, ...env });
+        const res = await laravel.runPhp('failed-provider.php', args, {
+          LARQ_FAILED_DRIVER: 'file',
+          LARQ_FAILED_FILE: path,
+          ...env,
+        });
         if (res.code !== 0) throw new Error(`failed-provider.php ${command} exited ${res.code}:\n${res.stderr}`);
         return JSON.parse(res.stdout) as T;
       }
@@ -201,7 +233,12 @@ describe('failed jobs: file store', () => {
         const theirs = await php<LaravelRecord[]>('all');
         expect(theirs.map((r) => r.id)).to.deep.equal([...ids].reverse());
         for (const [i, r] of theirs.entries()) {
-          expect(r).to.include({ connection: mine[i].connection, queue: mine[i].queue, exception: mine[i].exception, failed_at: mine[i].failed_at });
+          expect(r).to.include({
+            connection: mine[i].connection,
+            queue: mine[i].queue,
+            exception: mine[i].exception,
+            failed_at: mine[i].failed_at,
+          });
           expect(sameBytes(r.payload, payloads[2 - i]), `payload ${i}`).to.equal(true);
         }
         expect(theirs.map((r) => r.failed_at_timestamp)).to.deep.equal([T0 + 2, T0 + 1, T0]);
@@ -218,7 +255,12 @@ describe('failed jobs: file store', () => {
         const first = randomUUID();
         const logged = await php<{ id: string; exception: string }>(
           'log',
-          { connection: 'redis', queue: 'default', payload_b64: Buffer.from(trickyPayload(first)).toString('base64'), message: 'from PHP é' },
+          {
+            connection: 'redis',
+            queue: 'default',
+            payload_b64: Buffer.from(trickyPayload(first)).toString('base64'),
+            message: 'from PHP é',
+          },
           { LARQ_NOW: String(T0) },
         );
         expect(logged.id).to.equal(first);

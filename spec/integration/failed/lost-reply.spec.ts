@@ -67,11 +67,24 @@ for (const kind of ['file', 'mariadb', 'pgsql'] as const) {
       envFile = join(dir, `${prefix}.env`);
       const lines = ['APP_NAME=Shop', 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${port}`, `REDIS_PREFIX=${prefix}`];
       if (db) {
-        const c = db.config as { host?: string; port?: number; socketPath?: string; user: string; password?: string; database: string };
+        const c = db.config as {
+          host?: string;
+          port?: number;
+          socketPath?: string;
+          user: string;
+          password?: string;
+          database: string;
+        };
         table = `failed_${prefix.replace(/\W/g, '')}`;
         await createFailedJobsTable(db.config, { table });
         sql = connectSql(db.config);
-        lines.push(`DB_CONNECTION=${kind}`, `DB_DATABASE=${c.database}`, `DB_USERNAME=${c.user}`, `DB_PASSWORD=${c.password ?? ''}`, `QUEUE_FAILED_TABLE=${table}`);
+        lines.push(
+          `DB_CONNECTION=${kind}`,
+          `DB_DATABASE=${c.database}`,
+          `DB_USERNAME=${c.user}`,
+          `DB_PASSWORD=${c.password ?? ''}`,
+          `QUEUE_FAILED_TABLE=${table}`,
+        );
         if (c.host) lines.push(`DB_HOST=${c.host}`, `DB_PORT=${c.port}`);
         if (c.socketPath) lines.push(`DB_SOCKET=${c.socketPath}`);
       } else {
@@ -88,7 +101,10 @@ for (const kind of ['file', 'mariadb', 'pgsql'] as const) {
     async function larq(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+      const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], {
+        out: (l) => void out.push(l),
+        err: (l) => void err.push(l),
+      });
       return { code, out, err };
     }
 
@@ -111,13 +127,19 @@ for (const kind of ['file', 'mariadb', 'pgsql'] as const) {
       await queue.bulk(Array.from({ length: n }, (_, i) => ({ job: 'App\\Jobs\\Boom@handle', data: { i } })));
       const uuids = (await queue.pendingJobs()).map((j) => (JSON.parse(j.payload) as { uuid: string }).uuid);
       const handlers = new Handlers().string('App\\Jobs\\Boom@handle', () => Promise.reject(new Error('boom')));
-      const worker = createWorker(queue, handlers, { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: losingStore() });
+      const worker = createWorker(
+        queue,
+        handlers,
+        { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 },
+        { failed: losingStore() },
+      );
       worker.on('error', () => undefined);
       await worker.daemon('default');
       return uuids;
     }
 
-    const waiting = async () => (await client.lrange(`${prefix}queues:default`, 0, -1)).map((p) => (JSON.parse(p) as { uuid: string }).uuid);
+    const waiting = async () =>
+      (await client.lrange(`${prefix}queues:default`, 0, -1)).map((p) => (JSON.parse(p) as { uuid: string }).uuid);
 
     it('retry all pushes each failure once, however often it runs', async function () {
       const uuids = await failWithLostReplies(3);

@@ -11,8 +11,22 @@ import { randomPrefix } from '../../support/redis';
 
 const QUEUES = ['default', 'emails', 'high', 'low', 'reports', 'imports', 'exports', 'webhooks'];
 
-const payload = (queue: string) => JSON.stringify({ uuid: `uuid-${queue}`, displayName: 'App\\Jobs\\Boom', job: 'Illuminate\\Queue\\CallQueuedHandler@call', data: {}, attempts: 1 });
-const header = (queue: string) => ({ uuid: `uuid-${queue}`, connection: 'redis', queue, exception: 'Error: boom', failed_at: '2026-11-25 20:00:00', reason: 'the store is down' });
+const payload = (queue: string) =>
+  JSON.stringify({
+    uuid: `uuid-${queue}`,
+    displayName: 'App\\Jobs\\Boom',
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    data: {},
+    attempts: 1,
+  });
+const header = (queue: string) => ({
+  uuid: `uuid-${queue}`,
+  connection: 'redis',
+  queue,
+  exception: 'Error: boom',
+  failed_at: '2026-11-25 20:00:00',
+  reason: 'the store is down',
+});
 
 describe('failed: RedisFailedLists on a Redis Cluster', function () {
   this.timeout(90000);
@@ -41,10 +55,21 @@ describe('failed: RedisFailedLists on a Redis Cluster', function () {
     await seed(keys);
     const lists = new RedisFailedLists(cluster.client(), keys);
     const all = await lists.all();
-    expect(all.filter((j) => j.kind === 'failed').map((j) => j.queue).sort()).to.deep.equal([...QUEUES].sort());
-    expect(all.filter((j) => j.kind === 'invalid').map((j) => j.queue).sort()).to.deep.equal(QUEUES.filter((_, i) => i % 2 === 0).sort());
+    expect(
+      all
+        .filter((j) => j.kind === 'failed')
+        .map((j) => j.queue)
+        .sort(),
+    ).to.deep.equal([...QUEUES].sort());
+    expect(
+      all
+        .filter((j) => j.kind === 'invalid')
+        .map((j) => j.queue)
+        .sort(),
+    ).to.deep.equal(QUEUES.filter((_, i) => i % 2 === 0).sort());
     expect((await lists.find('uuid-webhooks'))?.queue).to.equal('webhooks');
-    for (const queue of QUEUES) expect(await lists.counts(queue)).to.deep.equal({ failed: 1, invalid: QUEUES.indexOf(queue) % 2 === 0 ? 1 : 0 });
+    for (const queue of QUEUES)
+      expect(await lists.counts(queue)).to.deep.equal({ failed: 1, invalid: QUEUES.indexOf(queue) % 2 === 0 ? 1 : 0 });
   });
 
   it('retries and forgets entries whichever primary holds them', async () => {
@@ -67,6 +92,7 @@ describe('failed: RedisFailedLists on a Redis Cluster', function () {
     const lists = new RedisFailedLists(cluster.client(), keys);
     expect(await lists.flush()).to.equal(QUEUES.length + QUEUES.length / 2);
     const client = cluster.client();
-    for (const queue of QUEUES) expect(await client.exists(keys.forQueue(queue).failed, keys.forQueue(queue).invalid)).to.equal(0);
+    for (const queue of QUEUES)
+      expect(await client.exists(keys.forQueue(queue).failed, keys.forQueue(queue).invalid)).to.equal(0);
   });
 });

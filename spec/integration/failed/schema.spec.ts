@@ -31,7 +31,14 @@ describe('failed jobs: createFailedJobsTable on mariadb', function () {
   it('makes bigint unsigned auto-increment id, unique varchar(255) uuid, text, longtext and timestamp columns', async () => {
     const table = freshTable();
     await createFailedJobsTable(sql, { table });
-    const cols = (await columns(table)) as { name: string; type: string; nullable: string; dflt: string | null; extra: string; ckey: string }[];
+    const cols = (await columns(table)) as {
+      name: string;
+      type: string;
+      nullable: string;
+      dflt: string | null;
+      extra: string;
+      ckey: string;
+    }[];
     expect(cols.map((c) => [c.name, c.type, c.nullable])).to.deep.equal([
       ['id', 'bigint(20) unsigned', 'NO'],
       ['uuid', 'varchar(255)', 'NO'],
@@ -49,14 +56,24 @@ describe('failed jobs: createFailedJobsTable on mariadb', function () {
       [table],
     );
     expect(index).to.deep.equal({ name: `${table}_uuid_unique`, nonUnique: 0 });
-    const [charset] = await sql.select(`SELECT TABLE_COLLATION AS c FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`, [table]);
+    const [charset] = await sql.select(
+      `SELECT TABLE_COLLATION AS c FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`,
+      [table],
+    );
     expect(charset.c).to.equal('utf8mb4_unicode_ci');
   });
 
   it('leaves out uuid on request, and does nothing for an existing table with ifNotExists', async () => {
     const table = freshTable();
     await createFailedJobsTable(db.config, { table, uuid: false });
-    expect(((await columns(table)) as { name: string }[]).map((c) => c.name)).to.deep.equal(['id', 'connection', 'queue', 'payload', 'exception', 'failed_at']);
+    expect(((await columns(table)) as { name: string }[]).map((c) => c.name)).to.deep.equal([
+      'id',
+      'connection',
+      'queue',
+      'payload',
+      'exception',
+      'failed_at',
+    ]);
     await createFailedJobsTable(db.config, { table, ifNotExists: true });
     let failed: unknown;
     await createFailedJobsTable(db.config, { table }).catch((e: unknown) => (failed = e));
@@ -78,13 +95,29 @@ describe('failed jobs: createFailedJobsTable on pgsql', function () {
     await db?.dispose();
   });
 
-  async function columns(table: string): Promise<{ name: string; type: string; nullable: string; dflt: string | null; len: string | null; precision: string | null }[]> {
+  async function columns(table: string): Promise<
+    {
+      name: string;
+      type: string;
+      nullable: string;
+      dflt: string | null;
+      len: string | null;
+      precision: string | null;
+    }[]
+  > {
     return (await sql.select(
       `SELECT column_name AS name, data_type AS type, is_nullable AS nullable, column_default AS dflt,
               character_maximum_length AS len, datetime_precision AS precision
        FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
       [table],
-    )) as { name: string; type: string; nullable: string; dflt: string | null; len: string | null; precision: string | null }[];
+    )) as {
+      name: string;
+      type: string;
+      nullable: string;
+      dflt: string | null;
+      len: string | null;
+      precision: string | null;
+    }[];
   }
 
   it('makes bigserial id, unique varchar(255) uuid, text columns and timestamp(0) without time zone', async () => {
@@ -116,7 +149,14 @@ describe('failed jobs: createFailedJobsTable on pgsql', function () {
   it('leaves out uuid on request, and does nothing for an existing table with ifNotExists', async () => {
     const table = freshTable();
     await createFailedJobsTable(db.config, { table, uuid: false });
-    expect((await columns(table)).map((c) => c.name)).to.deep.equal(['id', 'connection', 'queue', 'payload', 'exception', 'failed_at']);
+    expect((await columns(table)).map((c) => c.name)).to.deep.equal([
+      'id',
+      'connection',
+      'queue',
+      'payload',
+      'exception',
+      'failed_at',
+    ]);
     await createFailedJobsTable(db.config, { table, ifNotExists: true });
     let failed: unknown;
     await createFailedJobsTable(db.config, { table }).catch((e: unknown) => (failed = e));

@@ -58,8 +58,14 @@ interface Fault {
 
 /** The table renamed away and back: any backend. */
 function renameFault(sql: SqlClient, db: TestDatabase, table: string): Fault {
-  const rename = (from: string, to: string) => sql.execute(`ALTER TABLE ${sql.quote(from)} RENAME TO ${sql.quote(to)}`).then(() => undefined);
-  return { config: db.config, break: () => rename(table, `${table}_off`), repair: () => rename(`${table}_off`, table), dispose: async () => undefined };
+  const rename = (from: string, to: string) =>
+    sql.execute(`ALTER TABLE ${sql.quote(from)} RENAME TO ${sql.quote(to)}`).then(() => undefined);
+  return {
+    config: db.config,
+    break: () => rename(table, `${table}_off`),
+    repair: () => rename(`${table}_off`, table),
+    dispose: async () => undefined,
+  };
 }
 
 /** INSERT revoked from the store's own database user and granted again (a superuser would ignore the revoke). */
@@ -125,10 +131,19 @@ for (const kind of DATABASE_KINDS) {
       const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 60 });
       const store = new DatabaseFailedJobProvider(db.config, { table });
       const uuid = randomUUID();
-      const bytes = Buffer.concat([Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`), Buffer.from([0xff, 0xc3, 0x28]), Buffer.from('"},"attempts":0}')]);
+      const bytes = Buffer.concat([
+        Buffer.from(`{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"`),
+        Buffer.from([0xff, 0xc3, 0x28]),
+        Buffer.from('"},"attempts":0}'),
+      ]);
       try {
         await client.rpush(`${prefix}queues:default`, bytes);
-        const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 }, { failed: store });
+        const worker = createWorker(
+          queue,
+          failing(),
+          { sleep: 0, stopWhenEmpty: true, memory: 4096, maxTries: 1 },
+          { failed: store },
+        );
         await worker.daemon('default');
         const rows = await sql.select(`SELECT ${sql.quote('payload')} FROM ${sql.quote(table)}`);
         const kept = await client.lrangeBuffer(`${prefix}queues:default:larq:failed`, 0, -1);
@@ -145,7 +160,9 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    for (const how of kind === 'sqlite' ? (['table renamed'] as const) : (['table renamed', 'INSERT revoked'] as const)) {
+    for (const how of kind === 'sqlite'
+      ? (['table renamed'] as const)
+      : (['table renamed', 'INSERT revoked'] as const)) {
       it(`loses no failure record of ${JOBS} failing jobs while the store is unwritable for 5 s mid-run (${how})`, async function () {
         const prefix = randomPrefix();
         const table = freshTable();
@@ -156,7 +173,12 @@ for (const kind of DATABASE_KINDS) {
         try {
           const pushed = await pushFailingJobs(queue, JOBS);
           expect(pushed).to.have.length(JOBS);
-          const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 }, { failed: store });
+          const worker = createWorker(
+            queue,
+            failing(),
+            { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 },
+            { failed: store },
+          );
           const errors: string[] = [];
           worker.on('error', (e) => void errors.push(e.message));
           // The store goes away after the first few hundred failures, for 5 s.
@@ -173,7 +195,9 @@ for (const kind of DATABASE_KINDS) {
           await worker.daemon('default');
           await restored;
 
-          const recorded = (await sql.select(`SELECT ${sql.quote('uuid')} FROM ${sql.quote(table)}`)).map((r) => String(r.uuid));
+          const recorded = (await sql.select(`SELECT ${sql.quote('uuid')} FROM ${sql.quote(table)}`)).map((r) =>
+            String(r.uuid),
+          );
           const inRedis = await uuidsInRedis(client, prefix);
           const accounted = new Set([...recorded, ...inRedis]);
           const lost = pushed.filter((u) => !accounted.has(u));
@@ -208,16 +232,29 @@ describe('failed-job store unreachable from the start', function () {
   it('keeps every one of 300 failing jobs in Redis and names each, when the database is on a wrong port', async function () {
     const prefix = randomPrefix();
     const queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 60 });
-    const store = new DatabaseFailedJobProvider({ driver: 'pgsql', host: '127.0.0.1', port: await freePort(), user: 'postgres', database: 'nowhere' });
+    const store = new DatabaseFailedJobProvider({
+      driver: 'pgsql',
+      host: '127.0.0.1',
+      port: await freePort(),
+      user: 'postgres',
+      database: 'nowhere',
+    });
     try {
       const pushed = await pushFailingJobs(queue, 300);
-      const worker = createWorker(queue, failing(), { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 }, { failed: store });
+      const worker = createWorker(
+        queue,
+        failing(),
+        { sleep: 0, stopWhenEmpty: true, memory: 4096, concurrency: 10, maxTries: 1 },
+        { failed: store },
+      );
       const errors: string[] = [];
       worker.on('error', (e) => void errors.push(e.message));
       await worker.daemon('default');
       const inRedis = new Set(await uuidsInRedis(client, prefix));
       expect(pushed.filter((u) => !inRedis.has(u)).length, 'jobs gone from Redis with no record').to.equal(0);
-      expect(pushed.filter((u) => !errors.some((m) => m.includes(u))).length, 'jobs the worker did not name').to.equal(0);
+      expect(pushed.filter((u) => !errors.some((m) => m.includes(u))).length, 'jobs the worker did not name').to.equal(
+        0,
+      );
     } finally {
       await store.close().catch(() => undefined);
       await queue.close();

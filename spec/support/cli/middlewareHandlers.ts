@@ -10,11 +10,17 @@ import { limit } from '../../../lib/middleware';
 export default function handlers(context: HandlersFactoryContext): Handlers {
   const file = context.env.LARQ_SPEC_RECORD;
   const perSecond = Number(context.env.LARQ_SPEC_PER_SECOND ?? 10);
-  return new Handlers({ middleware: { limiters: { api: () => limit.perSecond(perSecond) } } }).object('App\\Jobs\\MiddlewareProbe', async (c, ctx) => {
-    // microseconds, as PHP's microtime(true): a millisecond clock would round a start onto the PHP run's end
-    const now = () => (performance.timeOrigin + performance.now()) / 1000;
-    const start = now();
-    await new Promise((r) => setTimeout(r, Number(c.sleepMs)));
-    appendFileSync(file, JSON.stringify({ n: Number(c.n), start, end: now(), attempts: ctx.attempts, worker: 'larq' }) + '\n');
-  });
+  return new Handlers({ middleware: { limiters: { api: () => limit.perSecond(perSecond) } } }).object(
+    'App\\Jobs\\MiddlewareProbe',
+    async (c, ctx) => {
+      // microseconds, as PHP's microtime(true): a millisecond clock would round a start onto the PHP run's end
+      const now = () => (performance.timeOrigin + performance.now()) / 1000;
+      const start = now();
+      await new Promise((r) => setTimeout(r, Number(c.sleepMs)));
+      appendFileSync(
+        file,
+        JSON.stringify({ n: Number(c.n), start, end: now(), attempts: ctx.attempts, worker: 'larq' }) + '\n',
+      );
+    },
+  );
 }

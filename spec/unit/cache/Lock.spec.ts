@@ -23,7 +23,10 @@ describe('cache stores: shared lock handles and options', () => {
         expect(drawn.owner).to.match(/^[A-Za-z0-9]{16}$/);
         expect(store.lock('reports').owner).to.not.equal(drawn.owner);
         expect(store.lock('reports', 0, 'me')).to.include({ seconds: 0, owner: 'me' });
-        expect(() => store.lock('reports', NaN)).to.throw(InvalidOptionError, 'seconds: must be a finite number of seconds');
+        expect(() => store.lock('reports', NaN)).to.throw(
+          InvalidOptionError,
+          'seconds: must be a finite number of seconds',
+        );
       } finally {
         await store.close();
       }
@@ -31,9 +34,17 @@ describe('cache stores: shared lock handles and options', () => {
   }
 
   it('refuses an unknown option, naming it and the store', () => {
-    expect(() => new ArrayCacheStore({ clok: 1 } as never)).to.throw(InvalidOptionError, 'clok: is not an option of ArrayCacheStore');
-    expect(() => new DatabaseCacheStore({ connection: { driver: 'sqlite', database: ':memory:' }, tabel: 'x' } as never)).to.throw(InvalidOptionError, 'tabel: is not an option of DatabaseCacheStore');
-    expect(() => new RedisCacheStore({ connection: client, prefx: 'x' } as never)).to.throw(InvalidOptionError, 'prefx: is not an option of RedisCacheStore');
+    expect(() => new ArrayCacheStore({ clok: 1 } as never)).to.throw(
+      InvalidOptionError,
+      'clok: is not an option of ArrayCacheStore',
+    );
+    expect(
+      () => new DatabaseCacheStore({ connection: { driver: 'sqlite', database: ':memory:' }, tabel: 'x' } as never),
+    ).to.throw(InvalidOptionError, 'tabel: is not an option of DatabaseCacheStore');
+    expect(() => new RedisCacheStore({ connection: client, prefx: 'x' } as never)).to.throw(
+      InvalidOptionError,
+      'prefx: is not an option of RedisCacheStore',
+    );
   });
 
   it('answers many() key by key, in the order asked, missing keys as null', async () => {

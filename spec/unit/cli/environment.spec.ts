@@ -36,7 +36,9 @@ function namesRead(): Set<string> {
 }
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('CLI_ENVIRONMENT, the list of the CLI environment variables', function () {
@@ -56,7 +58,7 @@ describe('CLI_ENVIRONMENT, the list of the CLI environment variables', function 
     expect([...namesRead()].sort()).to.deep.equal(listed('app').sort());
   });
 
-  it("lists exactly the process variables the commands read from process.env", function () {
+  it('lists exactly the process variables the commands read from process.env', function () {
     const read = new Set<string>();
     for (const file of sources(join(__dirname, '..', '..', '..', 'lib', 'cli'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) read.add(m[1]);
@@ -75,9 +77,15 @@ describe('CLI_ENVIRONMENT, the list of the CLI environment variables', function 
     expect(config.defaultConnection).to.equal(defaults.QUEUE_CONNECTION);
     expect(config.queue.queue).to.equal(defaults.REDIS_QUEUE);
     expect(String(config.queue.retryAfter)).to.equal(defaults.REDIS_QUEUE_RETRY_AFTER);
-    expect(config.queue.connection).to.equal(`redis://${defaults.REDIS_HOST}:${defaults.REDIS_PORT}/${defaults.REDIS_DB}`);
+    expect(config.queue.connection).to.equal(
+      `redis://${defaults.REDIS_HOST}:${defaults.REDIS_PORT}/${defaults.REDIS_DB}`,
+    );
     expect(config.failed.driver).to.equal(defaults.QUEUE_FAILED_DRIVER);
     expect(config.failed).to.include({ table: defaults.QUEUE_FAILED_TABLE });
-    expect(config.cache).to.include({ driver: 'database', table: defaults.DB_CACHE_TABLE, lockTable: defaults.DB_CACHE_LOCK_TABLE });
+    expect(config.cache).to.include({
+      driver: 'database',
+      table: defaults.DB_CACHE_TABLE,
+      lockTable: defaults.DB_CACHE_LOCK_TABLE,
+    });
   });
 });

@@ -26,7 +26,10 @@ describe('larq work --handlers: loading the module', function () {
 
   it('loads a CommonJS module and an ES module that export Handlers', async function () {
     const lib = require.resolve('../../../lib/handlers/Handlers');
-    writeFileSync(join(dir, 'ok.cjs'), `const { Handlers } = require(${JSON.stringify(lib)}); module.exports = new Handlers();`);
+    writeFileSync(
+      join(dir, 'ok.cjs'),
+      `const { Handlers } = require(${JSON.stringify(lib)}); module.exports = new Handlers();`,
+    );
     expect(await loadHandlers(join(dir, 'ok.cjs'))).to.be.instanceOf(Handlers);
     writeFileSync(join(dir, 'ok.mjs'), `export default { run() {}, failed() {}, bindFailer() {} };`);
     expect(await loadHandlers(join(dir, 'ok.mjs'))).to.have.property('run');

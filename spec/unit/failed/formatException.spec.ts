@@ -45,7 +45,9 @@ describe('failed jobs: formatException', () => {
   it('uses the error name as the class, or the class name asked for', () => {
     const e = withStack(new RangeError('too big'), ['f (/app/a.js:3:1)']);
     expect(formatException(e).split('\n')[0]).to.equal('RangeError: too big in /app/a.js:3');
-    expect(formatException(e, { className: 'App\\Exceptions\\TooBig' }).split('\n')[0]).to.equal('App\\Exceptions\\TooBig: too big in /app/a.js:3');
+    expect(formatException(e, { className: 'App\\Exceptions\\TooBig' }).split('\n')[0]).to.equal(
+      'App\\Exceptions\\TooBig: too big in /app/a.js:3',
+    );
     class JobError extends Error {
       override name = 'JobError';
     }
@@ -106,7 +108,12 @@ describe('failed jobs: formatException', () => {
   it('keeps a message whose last line looks like a frame out of the frames', () => {
     const e = new Error('text\n    at fake (/a/frame.js:1:1)');
     e.stack = `Error: ${e.message}\n    at real (/app/r.js:9:9)`;
-    expect(formatException(e).split('\n').slice(0, 4)).to.deep.equal(['Error: text', '    at fake (/a/frame.js:1:1) in /app/r.js:9', 'Stack trace:', '#0 [internal function]: real()']);
+    expect(formatException(e).split('\n').slice(0, 4)).to.deep.equal([
+      'Error: text',
+      '    at fake (/a/frame.js:1:1) in /app/r.js:9',
+      'Stack trace:',
+      '#0 [internal function]: real()',
+    ]);
   });
 
   it('falls back to Unknown:0 and a bare {main} without a stack', () => {

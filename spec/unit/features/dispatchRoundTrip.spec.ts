@@ -78,7 +78,14 @@ function declared(line: LaravelLine): fc.Arbitrary<Declared> {
     value: fc.option(jsValue, { nil: undefined }),
   });
   return fc
-    .tuple(fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-z][a-zA-Z]{0,6}$/), property), { minLength: 1, maxLength: 4, selector: ([name]) => name }), fc.boolean())
+    .tuple(
+      fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-z][a-zA-Z]{0,6}$/), property), {
+        minLength: 1,
+        maxLength: 4,
+        selector: ([name]) => name,
+      }),
+      fc.boolean(),
+    )
     .filter(([props]) => props.every(([name]) => !RESERVED.has(name)))
     .map(([props, serializesModels]) => {
       const spec: Record<string, PropertySpec> = {};
@@ -89,7 +96,10 @@ function declared(line: LaravelLine): fc.Arbitrary<Declared> {
         const value = p.value ?? (p.default === undefined ? 0 : undefined);
         if (value !== undefined) values[name] = value;
       }
-      const cls = phpClass('App\\Jobs\\Generated', spec, { traits: laravelJobTraits(line, { batchable: true }), serializesModels: serializesModels ? line : false });
+      const cls = phpClass('App\\Jobs\\Generated', spec, {
+        traits: laravelJobTraits(line, { batchable: true }),
+        serializesModels: serializesModels ? line : false,
+      });
       return new Declared(spec, values, cls);
     });
 }
@@ -97,7 +107,8 @@ function declared(line: LaravelLine): fc.Arbitrary<Declared> {
 // Names the traits declare (and `uniqueId`, read by dispatchUnique), kept out of the generated ones.
 const RESERVED = new Set([
   ...LINES.flatMap((line) => laravelJobTraits(line, { batchable: true }).flatMap((t) => Object.keys(t.properties))),
-  'uniqueId', 'uniqueFor',
+  'uniqueId',
+  'uniqueFor',
 ]);
 
 describe('dispatch keeps the bytes of every value a phpClass made', () => {
@@ -105,14 +116,24 @@ describe('dispatch keeps the bytes of every value a phpClass made', () => {
     describe(`Laravel ${line} line`, () => {
       it('dispatchChain pushes the first job as serialize(make()) with the chain set, the rest as made', async () => {
         await fc.assert(
-          fc.asyncProperty(declared(line), declared(line), fc.option(fc.constantFrom('node', 'high'), { nil: undefined }), async (a, b, queueName) => {
-            const { queue, commands } = recordingQueue(line);
-            const second = b.cls.make(b.values);
-            await dispatchChain(queue, [a.cls.make(a.values), second], queueName ? { queue: queueName } : {});
-            const chain = queueName ? { queue: queueName, chainQueue: queueName } : {};
-            const expected = a.cls.make({ ...a.values, ...chain, chained: [serialize(second)], chainCatchCallbacks: [] });
-            expect(commands).to.deep.equal([serialize(expected)]);
-          }),
+          fc.asyncProperty(
+            declared(line),
+            declared(line),
+            fc.option(fc.constantFrom('node', 'high'), { nil: undefined }),
+            async (a, b, queueName) => {
+              const { queue, commands } = recordingQueue(line);
+              const second = b.cls.make(b.values);
+              await dispatchChain(queue, [a.cls.make(a.values), second], queueName ? { queue: queueName } : {});
+              const chain = queueName ? { queue: queueName, chainQueue: queueName } : {};
+              const expected = a.cls.make({
+                ...a.values,
+                ...chain,
+                chained: [serialize(second)],
+                chainCatchCallbacks: [],
+              });
+              expect(commands).to.deep.equal([serialize(expected)]);
+            },
+          ),
           { numRuns: RUNS },
         );
       });
@@ -124,8 +145,14 @@ describe('dispatch keeps the bytes of every value a phpClass made', () => {
           await fc.assert(
             fc.asyncProperty(fc.array(declared(line), { minLength: 1, maxLength: 3 }), async (jobs) => {
               const { queue, commands } = recordingQueue(line);
-              const batch = await dispatchBatch(queue, repo, jobs.map((j) => j.cls.make(j.values)));
-              expect(commands).to.deep.equal(jobs.map((j) => serialize(j.cls.make({ ...j.values, batchId: batch.id }))));
+              const batch = await dispatchBatch(
+                queue,
+                repo,
+                jobs.map((j) => j.cls.make(j.values)),
+              );
+              expect(commands).to.deep.equal(
+                jobs.map((j) => serialize(j.cls.make({ ...j.values, batchId: batch.id }))),
+              );
             }),
             { numRuns: RUNS },
           );
@@ -140,8 +167,12 @@ describe('dispatch keeps the bytes of every value a phpClass made', () => {
             const { queue, commands } = recordingQueue(line);
             const cache = new ArrayCacheStore();
             const command = a.cls.make(a.values);
-            expect(await dispatchUnique(queue, cache, command, { uniqueId: () => '1' }, { laravel: line })).to.equal('id');
-            const owner = await cache.lock(await uniqueLockName(command, { uniqueId: () => '1' }, { laravel: line })).currentOwner();
+            expect(await dispatchUnique(queue, cache, command, { uniqueId: () => '1' }, { laravel: line })).to.equal(
+              'id',
+            );
+            const owner = await cache
+              .lock(await uniqueLockName(command, { uniqueId: () => '1' }, { laravel: line }))
+              .currentOwner();
             const expected = line >= 13 ? a.cls.make({ ...a.values, uniqueLockOwner: owner }) : command;
             expect(commands).to.deep.equal([serialize(expected)]);
           }),
@@ -152,14 +183,24 @@ describe('dispatch keeps the bytes of every value a phpClass made', () => {
   }
 
   it('a whole-number float built with php.float(2) is still d:2; after dispatchChain and dispatchUnique', async () => {
-    const Weighed = phpClass('App\\Jobs\\Weigh', { weight: 'public' }, { traits: laravelJobTraits(13), serializesModels: 13 });
+    const Weighed = phpClass(
+      'App\\Jobs\\Weigh',
+      { weight: 'public' },
+      { traits: laravelJobTraits(13), serializesModels: 13 },
+    );
     const made = serializeToBuffer(Weighed.make({ weight: php.float(2) })).toString();
     expect(made).to.contain('s:6:"weight";d:2;');
     const chained = recordingQueue(13);
     await dispatchChain(chained.queue, [Weighed.make({ weight: php.float(2) }), Weighed.make({ weight: 3 })]);
     expect(chained.commands[0]).to.contain('s:6:"weight";d:2;');
     const unique = recordingQueue(13);
-    await dispatchUnique(unique.queue, new ArrayCacheStore(), Weighed.make({ weight: php.float(2) }), {}, { laravel: 13 });
+    await dispatchUnique(
+      unique.queue,
+      new ArrayCacheStore(),
+      Weighed.make({ weight: php.float(2) }),
+      {},
+      { laravel: 13 },
+    );
     expect(unique.commands[0]).to.contain('s:6:"weight";d:2;');
   });
 });

@@ -7,7 +7,13 @@ import { BatchRepository, decodeRow, orderedUuid, type BatchUpdate } from '../..
 import { chainHooks, dispatchChain, nextInChain, carriedKeys } from '../../../lib/features/chain';
 import { modelReference, modelReferences, modelHooks, ModelNotFoundError } from '../../../lib/features/models';
 import { uniqueJobs, uniqueLockName, dispatchUnique } from '../../../lib/features/unique';
-import { callQueuedListener, queuedListener, queuedNotification, queuedMailable, broadcastEvent } from '../../../lib/features/wrappers';
+import {
+  callQueuedListener,
+  queuedListener,
+  queuedNotification,
+  queuedMailable,
+  broadcastEvent,
+} from '../../../lib/features/wrappers';
 import type { ObjectJobContext } from '../../../lib/handlers/Handlers';
 import type { RedisJob } from '../../../lib/jobs/RedisJob';
 import { payloadFor, type JobInput } from '../../../lib/jobs/dispatch';
@@ -19,7 +25,8 @@ import type { RedisQueue } from '../../../lib/RedisQueue';
 import { loadFixtures, pushedPayloads } from '../../support/fixtures';
 import { ChainStep } from '../../support/phpJobs';
 
-const fixture = (version: string, name: string) => loadFixtures().find((f) => f.version === version && f.name === name)!;
+const fixture = (version: string, name: string) =>
+  loadFixtures().find((f) => f.version === version && f.name === name)!;
 const commandOf = (raw: string): PhpObject => unserialize(JSON.parse(raw).data.command) as PhpObject;
 
 // A queue that records what would be pushed.
@@ -55,9 +62,19 @@ function fakeJob(raw: string, state: { failed?: boolean; released?: boolean } = 
   } as unknown as RedisJob;
 }
 
-function ctxFor(raw: string, extra: Partial<ObjectJobContext> = {}, state: { failed?: boolean; released?: boolean } = {}): ObjectJobContext {
+function ctxFor(
+  raw: string,
+  extra: Partial<ObjectJobContext> = {},
+  state: { failed?: boolean; released?: boolean } = {},
+): ObjectJobContext {
   const job = fakeJob(raw, state);
-  return { job, command: commandOf(raw), payload: parsePayload(raw), attempts: 1, ...extra } as unknown as ObjectJobContext;
+  return {
+    job,
+    command: commandOf(raw),
+    payload: parsePayload(raw),
+    attempts: 1,
+    ...extra,
+  } as unknown as ObjectJobContext;
 }
 
 describe('features: chains', () => {
@@ -65,7 +82,8 @@ describe('features: chains', () => {
 
   it('rebuilds the next step as dispatchNextJobInChain does, other properties byte-exact', () => {
     const next = nextInChain(commandOf(raw))!;
-    const step3 = 'O:18:"App\\Jobs\\ChainStep":11:{s:4:"step";i:3;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;s:19:"chainCatchCallbacks";N;s:5:"delay";N;s:11:"afterCommit";N;s:10:"middleware";a:0:{}s:7:"chained";a:0:{}s:3:"job";N;}';
+    const step3 =
+      'O:18:"App\\Jobs\\ChainStep":11:{s:4:"step";i:3;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;s:19:"chainCatchCallbacks";N;s:5:"delay";N;s:11:"afterCommit";N;s:10:"middleware";a:0:{}s:7:"chained";a:0:{}s:3:"job";N;}';
     expect(serialize(next)).to.equal(
       'O:18:"App\\Jobs\\ChainStep":11:{s:4:"step";i:2;s:10:"connection";N;s:5:"queue";s:7:"default";s:15:"chainConnection";N;s:10:"chainQueue";s:7:"default";' +
         's:19:"chainCatchCallbacks";N;s:5:"delay";N;s:11:"afterCommit";N;s:10:"middleware";a:0:{}' +
@@ -104,14 +122,22 @@ describe('features: chains', () => {
   it('onFailed warns about chain catch callbacks it cannot run', async () => {
     const warnings: unknown[] = [];
     const cmd = ChainStep.make({ step: 1, chainCatchCallbacks: new PhpArray([[0n, new PhpObject('Closure')]]) });
-    await chainHooks(fakeQueue().queue, { onWarning: (w) => void warnings.push(w) }).onFailed!(fakeJob(raw), cmd, new Error('x'));
+    await chainHooks(fakeQueue().queue, { onWarning: (w) => void warnings.push(w) }).onFailed!(
+      fakeJob(raw),
+      cmd,
+      new Error('x'),
+    );
     expect(warnings).to.have.length(1);
     expect(warnings[0]).to.include({ kind: 'catch-callbacks-not-run', count: 1 });
   });
 
   it('dispatchChain writes the first job as Bus::chain does', async () => {
     const { queue, pushed } = fakeQueue();
-    await dispatchChain(queue, [1, 2, 3].map((step) => ChainStep.make({ step })), { queue: 'default' });
+    await dispatchChain(
+      queue,
+      [1, 2, 3].map((step) => ChainStep.make({ step })),
+      { queue: 'default' },
+    );
     expect(pushed).to.have.length(1);
     const first = commandOf(pushed[0].payload);
     expect(first.get('queue')).to.equal('default');
@@ -130,7 +156,9 @@ describe('features: unique jobs', () => {
   it('lock names per version', async () => {
     expect(await uniqueLockName(job, {}, { laravel: 8 })).to.equal('laravel_unique_job:App\\Jobs\\Sync7');
     expect(await uniqueLockName(job, {}, { laravel: 12 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
-    expect(await uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:x');
+    expect(await uniqueLockName(job, { uniqueId: () => 'x' }, { laravel: 13 })).to.equal(
+      'laravel_unique_job:App\\Jobs\\Sync:x',
+    );
     // a displayName() method: named from 12.41, hashed (PHP's hash('xxh128', 'Sync 7')) from 12.54
     const named = { displayName: () => 'Sync 7' };
     expect(await uniqueLockName(job, named, { laravel: 11 })).to.equal('laravel_unique_job:App\\Jobs\\Sync:7');
@@ -181,7 +209,13 @@ describe('features: models', () => {
   for (const version of ['8.x', '12.x', '13.x']) {
     it(`reads ModelIdentifier values (${version} object-models)`, () => {
       const refs = modelReferences(commandOf(pushedPayloads(fixture(version, 'object-models'))[0]));
-      expect(refs.get('user')).to.include({ class: 'App\\Models\\User', kind: 'model', id: 7, connection: 'mysql', collectionClass: null });
+      expect(refs.get('user')).to.include({
+        class: 'App\\Models\\User',
+        kind: 'model',
+        id: 7,
+        connection: 'mysql',
+        collectionClass: null,
+      });
       expect(refs.get('users')).to.deep.include({ kind: 'collection', ids: [7, 8] });
     });
   }
@@ -189,8 +223,13 @@ describe('features: models', () => {
   it('missing model: delete with deleteWhenMissingModels, else fail', async () => {
     const raw = pushedPayloads(fixture('8.x', 'object-models'))[0];
     const calls: unknown[] = [];
-    const ctx = ctxFor(raw, { delete: async () => void calls.push('delete'), fail: async (e?: Error) => void calls.push(e) } as Partial<ObjectJobContext>);
-    expect(await modelHooks(() => false, { line: 8, deleteWhenMissingModels: ['App\\Jobs\\ModelJob'] }).beforeHandle!(ctx)).to.equal(false);
+    const ctx = ctxFor(raw, {
+      delete: async () => void calls.push('delete'),
+      fail: async (e?: Error) => void calls.push(e),
+    } as Partial<ObjectJobContext>);
+    expect(
+      await modelHooks(() => false, { line: 8, deleteWhenMissingModels: ['App\\Jobs\\ModelJob'] }).beforeHandle!(ctx),
+    ).to.equal(false);
     expect(await modelHooks(() => false, { line: 8 }).beforeHandle!(ctx)).to.equal(false);
     expect(calls[0]).to.equal('delete');
     expect(calls[1]).to.be.instanceOf(ModelNotFoundError);
@@ -201,12 +240,25 @@ describe('features: models', () => {
   it('12.51+/13.x: a deleted batched job records a batch success when given the repository', async () => {
     const recorded: unknown[] = [];
     const cmd = new PhpObject('App\\Jobs\\B', [
-      { name: 'user', visibility: 'public', value: modelReference(commandOf(pushedPayloads(fixture('13.x', 'object-models'))[0]).get('user')) ? commandOf(pushedPayloads(fixture('13.x', 'object-models'))[0]).get('user')! : null },
+      {
+        name: 'user',
+        visibility: 'public',
+        value: modelReference(commandOf(pushedPayloads(fixture('13.x', 'object-models'))[0]).get('user'))
+          ? commandOf(pushedPayloads(fixture('13.x', 'object-models'))[0]).get('user')!
+          : null,
+      },
       { name: 'batchId', visibility: 'public', value: 'b-1' },
     ]);
     const raw = payloadFor({ command: cmd, deleteWhenMissingModels: true }, { line: 13, clock: new FakeClock(0) });
-    const ctx = { ...ctxFor(raw), uuid: JSON.parse(raw).uuid, delete: async () => void recorded.push('delete') } as unknown as ObjectJobContext;
-    const hooks = modelHooks(() => false, { line: 13, batches: { recordSuccessfulJob: async (id, uuid) => void recorded.push([id, uuid]) } });
+    const ctx = {
+      ...ctxFor(raw),
+      uuid: JSON.parse(raw).uuid,
+      delete: async () => void recorded.push('delete'),
+    } as unknown as ObjectJobContext;
+    const hooks = modelHooks(() => false, {
+      line: 13,
+      batches: { recordSuccessfulJob: async (id, uuid) => void recorded.push([id, uuid]) },
+    });
     expect(await hooks.beforeHandle!(ctx)).to.equal(false);
     expect(recorded).to.deep.equal([['b-1', JSON.parse(raw).uuid], 'delete']);
   });
@@ -217,7 +269,9 @@ describe('features: wrappers', () => {
     const raw = pushedPayloads(fixture('8.x', 'queued-listener'))[0];
     const recorded = JSON.parse(raw).data.command as string;
     const event = (commandOf(raw).get('data') as PhpArray).entries.get(0n) as PhpObject;
-    expect(serialize(callQueuedListener('App\\Listeners\\SendShipmentNotification', event, { tries: 4 }))).to.equal(recorded);
+    expect(serialize(callQueuedListener('App\\Listeners\\SendShipmentNotification', event, { tries: 4 }))).to.equal(
+      recorded,
+    );
     const view = queuedListener(commandOf(raw))!;
     expect(view).to.include({ listenerClass: 'App\\Listeners\\SendShipmentNotification', method: 'handle', tries: 4 });
     expect(view.event!.className).to.equal('App\\Jobs\\ChainStep');
@@ -230,8 +284,20 @@ describe('features: wrappers', () => {
       { name: 'channels', visibility: 'public', value: PhpArray.list(['mail']) },
     ]);
     expect(queuedNotification(n)).to.deep.include({ channels: ['mail'], notifiables: 'x' });
-    expect(queuedMailable(new PhpObject('Illuminate\\Mail\\SendQueuedMailable', [{ name: 'mailable', visibility: 'public', value: new PhpObject('App\\M') }]))!.mailable!.className).to.equal('App\\M');
-    expect(broadcastEvent(new PhpObject('Illuminate\\Broadcasting\\BroadcastEvent', [{ name: 'event', visibility: 'public', value: new PhpObject('App\\E') }]))!.event!.className).to.equal('App\\E');
+    expect(
+      queuedMailable(
+        new PhpObject('Illuminate\\Mail\\SendQueuedMailable', [
+          { name: 'mailable', visibility: 'public', value: new PhpObject('App\\M') },
+        ]),
+      )!.mailable!.className,
+    ).to.equal('App\\M');
+    expect(
+      broadcastEvent(
+        new PhpObject('Illuminate\\Broadcasting\\BroadcastEvent', [
+          { name: 'event', visibility: 'public', value: new PhpObject('App\\E') },
+        ]),
+      )!.event!.className,
+    ).to.equal('App\\E');
     expect(queuedListener(n)).to.equal(null);
   });
 });
@@ -249,7 +315,13 @@ describe('features: batches', () => {
       await repo.recordFailedJob(b.id, 'u2');
       await repo.recordFailedJob(b.id, 'u2');
       let row = (await repo.find(b.id))!;
-      expect(row).to.include({ totalJobs: 3, pendingJobs: 2, failedJobs: 2, cancelledAt: 1795276770, finishedAt: 1795276770 });
+      expect(row).to.include({
+        totalJobs: 3,
+        pendingJobs: 2,
+        failedJobs: 2,
+        cancelledAt: 1795276770,
+        finishedAt: 1795276770,
+      });
       expect(row.failedJobIds).to.deep.equal(['u2']);
       // a retried job that succeeds leaves failed_job_ids
       await repo.recordSuccessfulJob(b.id, 'u2');
@@ -267,7 +339,8 @@ describe('features: batches', () => {
     try {
       await repo.createTable();
       const b = await repo.store('b', { allowFailures: true });
-      const opts = 'a:3:{s:13:"allowFailures";b:1;s:4:"then";a:1:{i:0;O:7:"Closure":0:{}}s:5:"catch";a:1:{i:0;O:7:"Closure":0:{}}}';
+      const opts =
+        'a:3:{s:13:"allowFailures";b:1;s:4:"then";a:1:{i:0;O:7:"Closure":0:{}}s:5:"catch";a:1:{i:0;O:7:"Closure":0:{}}}';
       await repo.sql.execute('UPDATE "job_batches" SET "options" = ? WHERE "id" = ?', [opts, b.id]);
       await repo.incrementTotalJobs(b.id, 2);
       const failed = await repo.recordFailedJob(b.id, 'u1');
@@ -285,7 +358,18 @@ describe('features: batches', () => {
       expect(reports[0].batch.id).to.equal(b.id);
       expect(reports[0].due).to.deep.equal(['then']);
       expect(reports[0].batch.callbacks.then).to.equal(1);
-      expect(decodeRow({ id: 'x', name: 'n', total_jobs: 1, pending_jobs: 1, failed_jobs: 0, failed_job_ids: '[]', options: Buffer.from(opts).toString('base64'), created_at: 1 }).allowsFailures).to.equal(true);
+      expect(
+        decodeRow({
+          id: 'x',
+          name: 'n',
+          total_jobs: 1,
+          pending_jobs: 1,
+          failed_jobs: 0,
+          failed_job_ids: '[]',
+          options: Buffer.from(opts).toString('base64'),
+          created_at: 1,
+        }).allowsFailures,
+      ).to.equal(true);
     } finally {
       await repo.close();
     }

@@ -35,7 +35,11 @@ describe("xxh128 (PHP's hash('xxh128'))", () => {
       return this.skip();
     }
     const inputs = ['Nightly report n1', 'x'.repeat(300), 'é'.repeat(70), '\u0000\u0001 tab\t'];
-    const php = spawnSync('php', ['-r', 'foreach (json_decode(stream_get_contents(STDIN)) as $s) echo hash("xxh128", $s), "\\n";'], { input: JSON.stringify(inputs), encoding: 'utf8' });
+    const php = spawnSync(
+      'php',
+      ['-r', 'foreach (json_decode(stream_get_contents(STDIN)) as $s) echo hash("xxh128", $s), "\\n";'],
+      { input: JSON.stringify(inputs), encoding: 'utf8' },
+    );
     const want = php.stdout.trim().split('\n');
     expect(await Promise.all(inputs.map(xxh128))).to.deep.equal(want);
   });

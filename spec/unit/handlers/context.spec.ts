@@ -21,9 +21,17 @@ function storeLog(): { store: ReservedJobStore; calls: string[] } {
   return { store, calls };
 }
 
-const attempt: JobAttempt = { get signal() { return new AbortController().signal; } };
+const attempt: JobAttempt = {
+  get signal() {
+    return new AbortController().signal;
+  },
+};
 
-async function contextOf(handlers: Handlers, job: RedisJob, register: (h: Handlers, grab: (ctx: JobContext) => void) => void): Promise<JobContext> {
+async function contextOf(
+  handlers: Handlers,
+  job: RedisJob,
+  register: (h: Handlers, grab: (ctx: JobContext) => void) => void,
+): Promise<JobContext> {
   let seen: JobContext | undefined;
   register(handlers, (ctx) => (seen = ctx));
   await handlers.run(job, attempt);
@@ -54,7 +62,10 @@ describe('Handlers: the context a handler gets', () => {
 
   it('gives a string job no command key, and delete and fail that work destructured', async () => {
     const { store, calls } = storeLog();
-    const payload = payloadFor({ job: 'App\\Legacy@run', data: { a: 1 } }, { line: 8, clock: systemClock, delay: null, id: 'x' });
+    const payload = payloadFor(
+      { job: 'App\\Legacy@run', data: { a: 1 } },
+      { line: 8, clock: systemClock, delay: null, id: 'x' },
+    );
     const job = new RedisJob(store, payload, payload, 'redis', 'default');
     const failed: (Error | undefined)[] = [];
     const handlers = new Handlers();

@@ -22,12 +22,18 @@ describe('Horizon mode', () => {
       expect(config({}).horizon).to.equal(undefined);
     });
 
-    it('is on with LARQ_HORIZON=true, with config/horizon.php\'s default prefix from APP_NAME', () => {
-      expect(config({ LARQ_HORIZON: 'true', APP_NAME: 'Acme Shop' }).horizon).to.deep.equal({ prefix: 'acme_shop_horizon:', source: 'LARQ_HORIZON' });
+    it("is on with LARQ_HORIZON=true, with config/horizon.php's default prefix from APP_NAME", () => {
+      expect(config({ LARQ_HORIZON: 'true', APP_NAME: 'Acme Shop' }).horizon).to.deep.equal({
+        prefix: 'acme_shop_horizon:',
+        source: 'LARQ_HORIZON',
+      });
     });
 
     it('is on when HORIZON_PREFIX is set, under that prefix (not the database prefix)', () => {
-      expect(config({ HORIZON_PREFIX: 'shop-hz:', REDIS_PREFIX: 'db:' }).horizon).to.deep.equal({ prefix: 'shop-hz:', source: 'HORIZON_PREFIX' });
+      expect(config({ HORIZON_PREFIX: 'shop-hz:', REDIS_PREFIX: 'db:' }).horizon).to.deep.equal({
+        prefix: 'shop-hz:',
+        source: 'HORIZON_PREFIX',
+      });
     });
 
     it('is on when the app has config/horizon.php', () => {
@@ -47,10 +53,20 @@ describe('Horizon mode', () => {
     });
   });
 
-  it('defaults to Horizon 5.29.1\'s config: prefix laravel_horizon:, trim 60/60/60/10080/10080/10080 minutes', () => {
+  it("defaults to Horizon 5.29.1's config: prefix laravel_horizon:, trim 60/60/60/10080/10080/10080 minutes", () => {
     expect(horizonPrefix()).to.equal('laravel_horizon:');
-    expect(resolveHorizonOptions().trim).to.deep.equal({ recent: 60, pending: 60, completed: 60, recentFailed: 10080, failed: 10080, monitored: 10080 });
-    expect(() => resolveHorizonOptions({ trim: { failed: 0 } as never })).to.throw(InvalidOptionError, /horizon\.trim\.failed/);
+    expect(resolveHorizonOptions().trim).to.deep.equal({
+      recent: 60,
+      pending: 60,
+      completed: 60,
+      recentFailed: 10080,
+      failed: 10080,
+      monitored: 10080,
+    });
+    expect(() => resolveHorizonOptions({ trim: { failed: 0 } as never })).to.throw(
+      InvalidOptionError,
+      /horizon\.trim\.failed/,
+    );
   });
 
   it('writes times as PHP writes microtime(true): 14 significant digits, no trailing zeros', () => {
@@ -64,7 +80,9 @@ describe('Horizon mode', () => {
   it('prepares a payload as JobPayload::prepare: id = uuid in place, the four keys appended, json_encode escapes', () => {
     const payload = '{"uuid":"u-1","displayName":"A\\/B","id":"random","tags":["own"],"data":{"x":"é"},"empty":{}}';
     const prepared = JobPayload.prepare(payload, { type: 'job', tags: ['t:1'], silenced: true }, 1795741336.5);
-    expect(prepared.value).to.equal('{"uuid":"u-1","displayName":"A\\/B","id":"u-1","tags":["own","t:1"],"data":{"x":"\\u00e9"},"empty":[],"type":"job","silenced":true,"pushedAt":"1795741336.5"}');
+    expect(prepared.value).to.equal(
+      '{"uuid":"u-1","displayName":"A\\/B","id":"u-1","tags":["own","t:1"],"data":{"x":"\\u00e9"},"empty":[],"type":"job","silenced":true,"pushedAt":"1795741336.5"}',
+    );
     expect(prepared.id()).to.equal('u-1');
     expect(prepared.isSilenced()).to.equal(true);
   });
@@ -77,7 +95,19 @@ describe('Horizon mode', () => {
       ]);
     const job = new PhpObject('App\\Jobs\\X', [
       { name: 'user', visibility: 'public', value: model('App\\Models\\User', 7n) },
-      { name: 'users', visibility: 'protected', value: model('App\\Models\\User', new PhpArray(new Map([[0, 7n], [1, 8n]]) as never)) },
+      {
+        name: 'users',
+        visibility: 'protected',
+        value: model(
+          'App\\Models\\User',
+          new PhpArray(
+            new Map([
+              [0, 7n],
+              [1, 8n],
+            ]) as never,
+          ),
+        ),
+      },
     ]);
     expect(tagsFor(job)).to.deep.equal(['App\\Models\\User:7', 'App\\Models\\User:8']);
     expect(tagsFor(job, () => ['billing'])).to.deep.equal(['billing']);

@@ -60,16 +60,33 @@ describe('PayloadFields', () => {
   it('replaces a key set again in place, hook keys that name envelope keys included, and appends new ones', () => {
     const hooks: Step[][] = [
       [['set', 'displayName', 'Hooked']],
-      [['set', 'id', 'from-hook'], ['set', 'attempts', 5], ['set', 'delay', 9]],
-      [['set', 'uuid', 'u/1'], ['set', 'data', []]],
-      [['set', 'illuminate:log:context', { data: [], hidden: [] }], ['set', 'tags', ['a/b', 'é']]],
-      [['set', 'a/b', 1], ['set', 'é\u2028', 2], ['set', '0', 3], ['set', '', 4]],
+      [
+        ['set', 'id', 'from-hook'],
+        ['set', 'attempts', 5],
+        ['set', 'delay', 9],
+      ],
+      [
+        ['set', 'uuid', 'u/1'],
+        ['set', 'data', []],
+      ],
+      [
+        ['set', 'illuminate:log:context', { data: [], hidden: [] }],
+        ['set', 'tags', ['a/b', 'é']],
+      ],
+      [
+        ['set', 'a/b', 1],
+        ['set', 'é\u2028', 2],
+        ['set', '0', 3],
+        ['set', '', 4],
+      ],
     ];
     for (const hook of hooks) {
       const [fields, map] = both([...ENVELOPE, ...hook, ...TAIL]);
       expect(fields, JSON.stringify(hook)).to.equal(map);
     }
-    expect(both([...ENVELOPE, ['set', 'id', 'x'], ...TAIL])[0]).to.contain('"createdAt":1795276770,"id":"AbC123","attempts":0');
+    expect(both([...ENVELOPE, ['set', 'id', 'x'], ...TAIL])[0]).to.contain(
+      '"createdAt":1795276770,"id":"AbC123","attempts":0',
+    );
   });
 
   it('leaves out a key whose value is undefined, first or last, and writes {} when nothing is left', () => {
@@ -90,7 +107,10 @@ describe('PayloadFields', () => {
       [...ENVELOPE, ['set', 'k\ud800', NaN], ...TAIL],
       [...ENVELOPE, ['set', 'n', NaN], ['set', 'k\ud800', 1], ...TAIL],
       [...ENVELOPE, ['set', 'f', () => 1], ...TAIL],
-      [['add', 'displayName', 'bad\udc00'], ['set', 'displayName', 'fine']],
+      [
+        ['add', 'displayName', 'bad\udc00'],
+        ['set', 'displayName', 'fine'],
+      ],
     ] as Step[][]) {
       const [fields, map] = both(steps);
       expect(fields).to.equal(map);
@@ -104,8 +124,10 @@ describe('createObjectPayload and createStringPayload with hooks', () => {
   const clock = new FakeClock(1795276770 * 1000);
   const job: ObjectJobSpec = { commandName: 'App\\Jobs\\Foo', command: 'O:12:"App\\Jobs\\Foo":0:{}' };
   const fixed = { uuid: '00000000-0000-4000-8000-000000000000', id: 'abc', clock };
-  const head = '{"uuid":"00000000-0000-4000-8000-000000000000","displayName":"App\\\\Jobs\\\\Foo","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call",';
-  const tuning = '"maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"retryUntil":null,';
+  const head =
+    '{"uuid":"00000000-0000-4000-8000-000000000000","displayName":"App\\\\Jobs\\\\Foo","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call",';
+  const tuning =
+    '"maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"retryUntil":null,';
 
   it('writes a hook key named like a Redis addition where the hook put it, with the Redis value', () => {
     expect(createObjectPayload(job, { ...fixed, line: 8, extra: { id: 'hook', attempts: 3, tag: 'x/y' } })).to.equal(
@@ -130,7 +152,10 @@ describe('createObjectPayload and createStringPayload with hooks', () => {
   });
 
   it('writes a given uuid and id escaped, as any other string', () => {
-    const p = createStringPayload({ job: 'App\\H@handle', data: { a: '/' } }, { ...fixed, uuid: 'u/"1"', id: 'i\u2028', line: 8 });
+    const p = createStringPayload(
+      { job: 'App\\H@handle', data: { a: '/' } },
+      { ...fixed, uuid: 'u/"1"', id: 'i\u2028', line: 8 },
+    );
     expect(p).to.equal(
       '{"uuid":"u\\/\\"1\\"","displayName":"App\\\\H","job":"App\\\\H@handle","maxTries":null,"maxExceptions":null,' +
         '"failOnTimeout":false,"backoff":null,"timeout":null,"data":{"a":"\\/"},"id":"i\\u2028","attempts":0}',
@@ -138,7 +163,10 @@ describe('createObjectPayload and createStringPayload with hooks', () => {
   });
 
   it('refuses a lone surrogate in a hook key', () => {
-    expect(() => createObjectPayload(job, { ...fixed, extra: { ['k\udc00']: 1 } })).to.throw(SerializeError, /U\+DC00 at index 1/);
+    expect(() => createObjectPayload(job, { ...fixed, extra: { ['k\udc00']: 1 } })).to.throw(
+      SerializeError,
+      /U\+DC00 at index 1/,
+    );
   });
 });
 

@@ -30,16 +30,48 @@ function outcome(write: () => string): string {
   }
 }
 
-const STRINGS = ['App\\Jobs\\Foo', 'a/b', 'é中😀', 'line\u2028sep\u2029', 'q"uo\\te', 'ctl\0\n\x1f\x7f', '', 'x'.repeat(70) + '/'];
+const STRINGS = [
+  'App\\Jobs\\Foo',
+  'a/b',
+  'é中😀',
+  'line\u2028sep\u2029',
+  'q"uo\\te',
+  'ctl\0\n\x1f\x7f',
+  '',
+  'x'.repeat(70) + '/',
+];
 const BAD = 'lone\ud800';
 
 const JOBS: ObjectJobSpec[] = [
   { commandName: 'App\\Jobs\\Foo', command: 'O:12:"App\\Jobs\\Foo":0:{}' },
   ...STRINGS.map((s) => ({ commandName: s, command: `O:1:"${s}":0:{}`, displayName: s, batchId: s, backoff: s })),
-  { commandName: 'App\\Jobs\\Tuned', command: 'x', maxTries: 5, maxExceptions: 0, timeout: 60, failOnTimeout: true, retryUntil: 1900000000, deleteWhenMissingModels: true },
+  {
+    commandName: 'App\\Jobs\\Tuned',
+    command: 'x',
+    maxTries: 5,
+    maxExceptions: 0,
+    timeout: 60,
+    failOnTimeout: true,
+    retryUntil: 1900000000,
+    deleteWhenMissingModels: true,
+  },
   // the values written with their key as one piece (null, false, 0), and a -0 that is not 0's piece
-  { commandName: 'App\\Jobs\\Zeros', command: 'x', maxTries: 0, maxExceptions: -0, timeout: 0, retryUntil: 0, failOnTimeout: false, deleteWhenMissingModels: false },
-  { commandName: 'App\\Jobs\\Dates', command: 'x', backoff: [new Date(1795276800 * 1000), 5, 1.5, '7'], retryUntil: new Date(1900000000999) },
+  {
+    commandName: 'App\\Jobs\\Zeros',
+    command: 'x',
+    maxTries: 0,
+    maxExceptions: -0,
+    timeout: 0,
+    retryUntil: 0,
+    failOnTimeout: false,
+    deleteWhenMissingModels: false,
+  },
+  {
+    commandName: 'App\\Jobs\\Dates',
+    command: 'x',
+    backoff: [new Date(1795276800 * 1000), 5, 1.5, '7'],
+    retryUntil: new Date(1900000000999),
+  },
   { commandName: undefined as unknown as string, command: undefined as unknown as string },
   { commandName: 'App\\Jobs\\Bad', command: BAD },
   { commandName: BAD, command: 'x', displayName: 'fine' },
@@ -97,7 +129,10 @@ describe('PayloadWriter: payloads without hooks', () => {
       for (const job of jobs) {
         for (const opts of OPTIONS) {
           const label = `${line} ${JSON.stringify(job)} ${JSON.stringify(opts)}`;
-          expect(outcome(() => createStringPayload(job, { ...opts, line })), label).to.equal(outcome(() => createStringPayload(job, { ...opts, line, extra: {} })));
+          expect(
+            outcome(() => createStringPayload(job, { ...opts, line })),
+            label,
+          ).to.equal(outcome(() => createStringPayload(job, { ...opts, line, extra: {} })));
         }
       }
     }
@@ -109,8 +144,12 @@ describe('PayloadWriter: payloads without hooks', () => {
         const command = new PhpObject(`App\\${s}`, [{ name: s, visibility: 'protected', value: s }]);
         const spec = { commandName: command.className, displayName: s, batchId: s };
         const asString = createObjectPayload({ ...spec, command: serialize(command) }, { ...FIXED, line });
-        expect(createObjectPayloadOf(spec, new JsonText(serializeToJsonString(command)), { ...FIXED, line })).to.equal(asString);
-        expect(createObjectPayloadOf(spec, new JsonText(serializeToJsonString(command)), { ...FIXED, line, extra: {} })).to.equal(asString);
+        expect(createObjectPayloadOf(spec, new JsonText(serializeToJsonString(command)), { ...FIXED, line })).to.equal(
+          asString,
+        );
+        expect(
+          createObjectPayloadOf(spec, new JsonText(serializeToJsonString(command)), { ...FIXED, line, extra: {} }),
+        ).to.equal(asString);
       }
     }
   });
@@ -119,7 +158,9 @@ describe('PayloadWriter: payloads without hooks', () => {
 describe('payloadFor with the command written as JSON', () => {
   const fixedIds = (payload: string) => {
     const parsed = phpJsonDecode(payload) as { uuid: string; id: string };
-    return payload.replace(`"uuid":"${parsed.uuid}"`, `"uuid":"${FIXED.uuid}"`).replace(`"id":"${parsed.id}"`, `"id":"${FIXED.id}"`);
+    return payload
+      .replace(`"uuid":"${parsed.uuid}"`, `"uuid":"${FIXED.uuid}"`)
+      .replace(`"id":"${parsed.id}"`, `"id":"${FIXED.id}"`);
   };
   const expected = (command: PhpObject, line: LaravelLine) =>
     createObjectPayload({ commandName: command.className, command: serialize(command) }, { ...FIXED, line });
@@ -128,10 +169,14 @@ describe('payloadFor with the command written as JSON', () => {
     for (let i = 0; i < 1500; i++) {
       const line = LINES[i % 3];
       const s = STRINGS[i % STRINGS.length];
-      const Job = phpClass(`App\\Jobs\\J${i}${i % 7 === 0 ? 'é' : ''}`, { text: 'public', other: 'protected', own: { visibility: 'private', default: s } }, {
-        traits: laravelJobTraits(line),
-        serializesModels: true,
-      });
+      const Job = phpClass(
+        `App\\Jobs\\J${i}${i % 7 === 0 ? 'é' : ''}`,
+        { text: 'public', other: 'protected', own: { visibility: 'private', default: s } },
+        {
+          traits: laravelJobTraits(line),
+          serializesModels: true,
+        },
+      );
       for (const value of [s, `${s}/${i}`, php.float(i / 7), [s, { k: s }]]) {
         const job = Job.make({ text: value, other: s });
         expect(fixedIds(payloadFor(job, { line, clock })), `${i} ${JSON.stringify(s)}`).to.equal(expected(job, line));
@@ -142,7 +187,9 @@ describe('payloadFor with the command written as JSON', () => {
   it('still encrypts the serialized text itself', () => {
     const encrypter = new Encrypter(Buffer.alloc(32, 7));
     const job = new PhpObject('App\\Jobs\\Secret', [{ name: 'v', visibility: 'public', value: 'é/x' }]);
-    const payload = phpJsonDecode(payloadFor({ command: job, encrypt: true }, { line: 13, clock, encrypter })) as { data: { command: string } };
+    const payload = phpJsonDecode(payloadFor({ command: job, encrypt: true }, { line: 13, clock, encrypter })) as {
+      data: { command: string };
+    };
     expect(encrypter.decrypt(payload.data.command)).to.equal(serialize(job));
   });
 });

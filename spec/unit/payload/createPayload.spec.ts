@@ -14,7 +14,17 @@ const keys = (payload: string) => Object.keys(JSON.parse(payload) as object);
 const decode = (payload: string) => JSON.parse(payload) as Record<string, unknown>;
 
 describe('createObjectPayload', () => {
-  const common = ['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil'];
+  const common = [
+    'uuid',
+    'displayName',
+    'job',
+    'maxTries',
+    'maxExceptions',
+    'failOnTimeout',
+    'backoff',
+    'timeout',
+    'retryUntil',
+  ];
 
   it('writes the 8.x-11.x fields in their order', () => {
     const p = createObjectPayload(job, { ...fixed, line: 8 });
@@ -57,15 +67,34 @@ describe('createObjectPayload', () => {
   it('writes the tuning values', () => {
     const p = decode(
       createObjectPayload(
-        { ...job, displayName: 'Nice name', maxTries: 5, maxExceptions: 2, timeout: 30, failOnTimeout: true, retryUntil: 1900000000, deleteWhenMissingModels: true, batchId: 'b-1' },
+        {
+          ...job,
+          displayName: 'Nice name',
+          maxTries: 5,
+          maxExceptions: 2,
+          timeout: 30,
+          failOnTimeout: true,
+          retryUntil: 1900000000,
+          deleteWhenMissingModels: true,
+          batchId: 'b-1',
+        },
         { ...fixed, delay: 120 },
       ),
     );
-    expect(p).to.include({ displayName: 'Nice name', maxTries: 5, maxExceptions: 2, timeout: 30, failOnTimeout: true, retryUntil: 1900000000, deleteWhenMissingModels: true, delay: 120 });
+    expect(p).to.include({
+      displayName: 'Nice name',
+      maxTries: 5,
+      maxExceptions: 2,
+      timeout: 30,
+      failOnTimeout: true,
+      retryUntil: 1900000000,
+      deleteWhenMissingModels: true,
+      delay: 120,
+    });
     expect((p.data as Record<string, unknown>).batchId).to.equal('b-1');
   });
 
-  it('writes backoff as Laravel\'s comma-joined string, Dates as seconds from now (never negative)', () => {
+  it("writes backoff as Laravel's comma-joined string, Dates as seconds from now (never negative)", () => {
     const backoff = (b: ObjectJobSpec['backoff']) => decode(createObjectPayload({ ...job, backoff: b }, fixed)).backoff;
     expect(backoff(3)).to.equal('3');
     expect(backoff('5,10')).to.equal('5,10');
@@ -78,41 +107,81 @@ describe('createObjectPayload', () => {
   });
 
   it('writes a retryUntil Date as its Unix seconds', () => {
-    expect(decode(createObjectPayload({ ...job, retryUntil: new Date(1900000000999) }, fixed)).retryUntil).to.equal(1900000000);
+    expect(decode(createObjectPayload({ ...job, retryUntil: new Date(1900000000999) }, fixed)).retryUntil).to.equal(
+      1900000000,
+    );
   });
 
   it('puts hook keys after createdAt and before id; a hook key that exists is replaced in place', () => {
-    const p = createObjectPayload(job, { ...fixed, extra: { 'illuminate:log:context': { data: [], hidden: [] }, displayName: 'Hooked' } });
+    const p = createObjectPayload(job, {
+      ...fixed,
+      extra: { 'illuminate:log:context': { data: [], hidden: [] }, displayName: 'Hooked' },
+    });
     expect(keys(p).slice(-6)).to.deep.equal(['data', 'createdAt', 'illuminate:log:context', 'id', 'attempts', 'delay']);
     expect(keys(p)[1]).to.equal('displayName');
     expect(decode(p).displayName).to.equal('Hooked');
     expect(p).to.contain('"illuminate:log:context":{"data":[],"hidden":[]}');
-    expect(keys(createObjectPayload(job, { ...fixed, line: 8, extra: { x: 1 } })).slice(-4)).to.deep.equal(['data', 'x', 'id', 'attempts']);
+    expect(keys(createObjectPayload(job, { ...fixed, line: 8, extra: { x: 1 } })).slice(-4)).to.deep.equal([
+      'data',
+      'x',
+      'id',
+      'attempts',
+    ]);
   });
 
   it('refuses values PHP would not write, naming the option', () => {
-    expect(() => createObjectPayload({ ...job, maxTries: 1.5 }, fixed)).to.throw(InvalidOptionError, /^maxTries: must be an integer/);
+    expect(() => createObjectPayload({ ...job, maxTries: 1.5 }, fixed)).to.throw(
+      InvalidOptionError,
+      /^maxTries: must be an integer/,
+    );
     expect(() => createObjectPayload({ ...job, timeout: NaN }, fixed)).to.throw(InvalidOptionError, /^timeout:/);
     expect(() => createObjectPayload({ ...job, backoff: [Infinity] }, fixed)).to.throw(InvalidOptionError, /^backoff:/);
-    expect(() => createObjectPayload({ ...job, retryUntil: new Date(NaN) }, fixed)).to.throw(InvalidOptionError, /^retryUntil:/);
+    expect(() => createObjectPayload({ ...job, retryUntil: new Date(NaN) }, fixed)).to.throw(
+      InvalidOptionError,
+      /^retryUntil:/,
+    );
     expect(() => createObjectPayload(job, { ...fixed, delay: -0.5 })).to.throw(InvalidOptionError, /^delay:/);
     expect(() => createObjectPayload(job, { ...fixed, line: 7 as 8 })).to.throw(InvalidOptionError, /^line:/);
   });
 });
 
 describe('createStringPayload', () => {
-  const head = ['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'data'];
+  const head = [
+    'uuid',
+    'displayName',
+    'job',
+    'maxTries',
+    'maxExceptions',
+    'failOnTimeout',
+    'backoff',
+    'timeout',
+    'data',
+  ];
 
   it('writes the fields of each line in order, with no retryUntil or deleteWhenMissingModels', () => {
     const spec = { job: 'App\\Handlers\\H@handle', data: { a: 1 } };
     expect(keys(createStringPayload(spec, { ...fixed, line: 8 }))).to.deep.equal([...head, 'id', 'attempts']);
-    expect(keys(createStringPayload(spec, { ...fixed, line: 12 }))).to.deep.equal([...head, 'createdAt', 'id', 'attempts', 'delay']);
+    expect(keys(createStringPayload(spec, { ...fixed, line: 12 }))).to.deep.equal([
+      ...head,
+      'createdAt',
+      'id',
+      'attempts',
+      'delay',
+    ]);
     expect(keys(createStringPayload(spec, fixed))).to.deep.equal([...head, 'createdAt', 'id', 'attempts', 'delay']);
   });
 
   it('takes displayName from the part before the first @ and writes no tuning', () => {
     const p = decode(createStringPayload({ job: 'App\\H@handle@x', data: [1] }, fixed));
-    expect(p).to.include({ displayName: 'App\\H', job: 'App\\H@handle@x', maxTries: null, maxExceptions: null, failOnTimeout: false, backoff: null, timeout: null });
+    expect(p).to.include({
+      displayName: 'App\\H',
+      job: 'App\\H@handle@x',
+      maxTries: null,
+      maxExceptions: null,
+      failOnTimeout: false,
+      backoff: null,
+      timeout: null,
+    });
     expect(decode(createStringPayload({ job: 'App\\H' }, fixed))).to.include({ displayName: 'App\\H', data: '' });
   });
 });

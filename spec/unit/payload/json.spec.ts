@@ -56,9 +56,15 @@ describe('phpJsonDecode', () => {
   });
 
   it('names the position of the error', () => {
-    expect(() => phpJsonDecode('{"a":1,"b":}')).to.throw(InvalidPayloadError, /at character 11: expected a JSON value \(found '}'\)/);
+    expect(() => phpJsonDecode('{"a":1,"b":}')).to.throw(
+      InvalidPayloadError,
+      /at character 11: expected a JSON value \(found '}'\)/,
+    );
     expect(() => phpJsonDecode('{"a":1')).to.throw(InvalidPayloadError, /at character 6: .*found end of input/);
-    expect(() => phpJsonDecode('"\\ud83d x"')).to.throw(InvalidPayloadError, /character 1: single unpaired UTF-16 surrogate/);
+    expect(() => phpJsonDecode('"\\ud83d x"')).to.throw(
+      InvalidPayloadError,
+      /character 1: single unpaired UTF-16 surrogate/,
+    );
   });
 
   it('reports nesting too deep for the exact reader as InvalidPayloadError, not RangeError', () => {
@@ -75,7 +81,14 @@ describe('phpJsonDecode', () => {
 
 describe('phpJsonEncode', () => {
   it('writes Maps as objects in insertion order, empty ones as {}', () => {
-    expect(phpJsonEncode(new Map<unknown, unknown>([[2, 'a'], ['x', new Map()]]))).to.equal('{"2":"a","x":{}}');
+    expect(
+      phpJsonEncode(
+        new Map<unknown, unknown>([
+          [2, 'a'],
+          ['x', new Map()],
+        ]),
+      ),
+    ).to.equal('{"2":"a","x":{}}');
   });
 
   it('leaves out undefined properties and writes undefined list items as null', () => {
@@ -83,7 +96,9 @@ describe('phpJsonEncode', () => {
   });
 
   it('uses toJSON when a value has one (a Date becomes its ISO text)', () => {
-    expect(phpJsonEncode({ at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) })).to.equal('{"at":"2026-01-02T03:04:05.000Z"}');
+    expect(phpJsonEncode({ at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) })).to.equal(
+      '{"at":"2026-01-02T03:04:05.000Z"}',
+    );
   });
 
   it('refuses functions, symbols, undefined at the top, cycles and NaN, naming the problem', () => {

@@ -13,7 +13,9 @@ function descriptors(value: unknown): Record<string, unknown> {
 
 describe('parseJsonExact fast paths', () => {
   it('makes ordinary data properties of new keys, and of inherited names without touching the prototype', () => {
-    const decoded = parseJsonExact('{"a":1,"toString":2,"__proto__":{"x":3},"constructor":4,"hasOwnProperty":5}') as Record<string, unknown>;
+    const decoded = parseJsonExact(
+      '{"a":1,"toString":2,"__proto__":{"x":3},"constructor":4,"hasOwnProperty":5}',
+    ) as Record<string, unknown>;
     expect(Object.getPrototypeOf(decoded)).to.equal(Object.prototype);
     expect(descriptors(decoded)).to.deep.equal({
       a: { value: 1, ...DATA },
@@ -27,7 +29,11 @@ describe('parseJsonExact fast paths', () => {
   it('gives a repeated key its last value at its first position, as json_decode does', () => {
     const decoded = parseJsonExact('{"a":1,"b":2,"a":3,"__proto__":4,"__proto__":5}') as Record<string, unknown>;
     expect(Object.keys(decoded)).to.deep.equal(['a', 'b', '__proto__']);
-    expect(descriptors(decoded)).to.deep.equal({ a: { value: 3, ...DATA }, b: { value: 2, ...DATA }, ['__proto__']: { value: 5, ...DATA } });
+    expect(descriptors(decoded)).to.deep.equal({
+      a: { value: 3, ...DATA },
+      b: { value: 2, ...DATA },
+      ['__proto__']: { value: 5, ...DATA },
+    });
   });
 
   it('records the text order of numeric keys once, repeated keys included', () => {
@@ -37,9 +43,19 @@ describe('parseJsonExact fast paths', () => {
   });
 
   it('joins plain runs and escapes of a string, including a serialized command', () => {
-    expect(parseJsonExact('"O:8:\\"stdClass\\":1:{s:4:\\"\\u0000*\\u0000p\\";s:3:\\"a\\/\\\\\\";}"')).to.equal('O:8:"stdClass":1:{s:4:"\0*\0p";s:3:"a/\\";}');
-    expect(parseJsonExact('["", "plain", "\\"", "a\\nb", "\\ud83d\\ude00é"]')).to.deep.equal(['', 'plain', '"', 'a\nb', '😀é']);
-    expect(() => parseJsonExact('"abc')).to.throw('Invalid JSON at character 4: unterminated string (found end of input)');
+    expect(parseJsonExact('"O:8:\\"stdClass\\":1:{s:4:\\"\\u0000*\\u0000p\\";s:3:\\"a\\/\\\\\\";}"')).to.equal(
+      'O:8:"stdClass":1:{s:4:"\0*\0p";s:3:"a/\\";}',
+    );
+    expect(parseJsonExact('["", "plain", "\\"", "a\\nb", "\\ud83d\\ude00é"]')).to.deep.equal([
+      '',
+      'plain',
+      '"',
+      'a\nb',
+      '😀é',
+    ]);
+    expect(() => parseJsonExact('"abc')).to.throw(
+      'Invalid JSON at character 4: unterminated string (found end of input)',
+    );
     expect(() => parseJsonExact('"a\u0001"')).to.throw('Invalid JSON at character 2: control character in a string');
   });
 });

@@ -7,7 +7,12 @@ import { SerializeError } from '../../../lib/errors';
 import { phpJsonEncode, phpJsonEncodeMember, type PhpJsonEncodeOptions } from '../../../lib/payload/json';
 import { formatPhpFloat } from '../../../lib/php/float';
 
-const FLAGS: PhpJsonEncodeOptions[] = [{}, { unescapedUnicode: false }, { unescapedSlashes: true }, { unescapedUnicode: false, unescapedSlashes: true }];
+const FLAGS: PhpJsonEncodeOptions[] = [
+  {},
+  { unescapedUnicode: false },
+  { unescapedSlashes: true },
+  { unescapedUnicode: false, unescapedSlashes: true },
+];
 
 /** PHP's json_encode of a valid string, written out the slow way, character by character. */
 function reference(s: string, { unescapedUnicode = true, unescapedSlashes = false }: PhpJsonEncodeOptions): string {
@@ -23,7 +28,8 @@ function reference(s: string, { unescapedUnicode = true, unescapedSlashes = fals
     else if (c === '\t') out += '\\t';
     else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`;
     else if (code === 0x2028 || code === 0x2029 || (code > 0x7f && !unescapedUnicode)) {
-      for (const unit of code > 0xffff ? [c.charCodeAt(0), c.charCodeAt(1)] : [code]) out += `\\u${unit.toString(16).padStart(4, '0')}`;
+      for (const unit of code > 0xffff ? [c.charCodeAt(0), c.charCodeAt(1)] : [code])
+        out += `\\u${unit.toString(16).padStart(4, '0')}`;
     } else out += c;
   }
   return `${out}"`;
@@ -37,7 +43,10 @@ describe('phpJsonEncode strings', () => {
       for (const c of SPECIAL) {
         const half = 'a'.repeat(length >> 1);
         for (const s of [c + 'x'.repeat(length), 'x'.repeat(length) + c, half + c + half]) {
-          for (const flags of FLAGS) expect(phpJsonEncode(s, flags), `${JSON.stringify(s)} ${JSON.stringify(flags)}`).to.equal(reference(s, flags));
+          for (const flags of FLAGS)
+            expect(phpJsonEncode(s, flags), `${JSON.stringify(s)} ${JSON.stringify(flags)}`).to.equal(
+              reference(s, flags),
+            );
         }
       }
     }
@@ -56,7 +65,8 @@ describe('phpJsonEncode strings', () => {
 
   it('gives a remembered escaped string back unchanged, under every flag set, also after the memory filled up', () => {
     const name = 'App\\Jobs\\Remembered';
-    for (let round = 0; round < 3; round++) for (const flags of FLAGS) expect(phpJsonEncode(name, flags)).to.equal('"App\\\\Jobs\\\\Remembered"');
+    for (let round = 0; round < 3; round++)
+      for (const flags of FLAGS) expect(phpJsonEncode(name, flags)).to.equal('"App\\\\Jobs\\\\Remembered"');
     for (let i = 0; i < 3000; i++) expect(phpJsonEncode(`N\\${i}"`)).to.equal(`"N\\\\${i}\\""`);
     expect(phpJsonEncode(name)).to.equal('"App\\\\Jobs\\\\Remembered"');
   });
@@ -71,7 +81,24 @@ describe('phpJsonEncode strings', () => {
 
 describe('phpJsonEncode numbers', () => {
   it('writes integral numbers as PHP writes the float, -0 and the edges of exact integers included', () => {
-    const numbers = [0, -0, 1, -1, 42, 1795276770, 1e15, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1e17, 1e21, -1e21, 1.5, 0.1, 1e-7];
+    const numbers = [
+      0,
+      -0,
+      1,
+      -1,
+      42,
+      1795276770,
+      1e15,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      2 ** 53,
+      1e17,
+      1e21,
+      -1e21,
+      1.5,
+      0.1,
+      1e-7,
+    ];
     for (const n of numbers) expect(phpJsonEncode(n), String(n)).to.equal(formatPhpFloat(n, 'e'));
     expect(phpJsonEncode([0, -0, 2 ** 53])).to.equal('[0,-0,9007199254740992]');
   });

@@ -23,10 +23,16 @@ const nested = (levels: number): unknown => {
   for (let i = 0; i < levels; i++) v = [v];
   return v;
 };
-const phpNested = (levels: number) => `(function () { $a = 1; for ($i = 0; $i < ${levels}; $i++) $a = [$a]; return $a; })()`;
+const phpNested = (levels: number) =>
+  `(function () { $a = 1; for ($i = 0; $i < ${levels}; $i++) $a = [$a]; return $a; })()`;
 
 const ENCODE: EncodeVector[] = [
-  { name: 'slashes and quotes', php: String.raw`"a/b \"q\" back\\slash"`, js: () => 'a/b "q" back\\slash', unicode: String.raw`"a\/b \"q\" back\\slash"` },
+  {
+    name: 'slashes and quotes',
+    php: String.raw`"a/b \"q\" back\\slash"`,
+    js: () => 'a/b "q" back\\slash',
+    unicode: String.raw`"a\/b \"q\" back\\slash"`,
+  },
   {
     name: 'control characters (DEL stays raw)',
     php: String.raw`"\x00\x01\x08\x09\x0a\x0b\x0c\x0d\x1f\x7f"`,
@@ -40,7 +46,12 @@ const ENCODE: EncodeVector[] = [
     unicode: '"naïve café 日本語 😀"',
     plain: String.raw`"na\u00efve caf\u00e9 \u65e5\u672c\u8a9e \ud83d\ude00"`,
   },
-  { name: 'line terminators', php: String.raw`"\u{2028}x\u{2029}"`, js: () => '\u2028x\u2029', unicode: String.raw`"\u2028x\u2029"` },
+  {
+    name: 'line terminators',
+    php: String.raw`"\u{2028}x\u{2029}"`,
+    js: () => '\u2028x\u2029',
+    unicode: String.raw`"\u2028x\u2029"`,
+  },
   { name: 'HTML characters', php: `"<>&'"`, js: () => "<>&'", unicode: `"<>&'"` },
   { name: 'empty strings', php: '["", "0"]', js: () => ['', '0'], unicode: '["","0"]' },
   {
@@ -52,8 +63,26 @@ const ENCODE: EncodeVector[] = [
   {
     name: 'floats',
     php: '[0.1, 1.5, 2.0, -0.0, 1e25, 1.5e-7, 0.0001, 0.00001, 1e15, 1e16, 1e17, 123456789.125, -2.5e-300, 5e-324, 1.7976931348623157e308, 0.30000000000000004]',
-    js: () => [0.1, 1.5, 2.0, -0, 1e25, 1.5e-7, 0.0001, 0.00001, 1e15, 1e16, 1e17, 123456789.125, -2.5e-300, 5e-324, 1.7976931348623157e308, 0.1 + 0.2],
-    unicode: '[0.1,1.5,2,-0,1.0e+25,1.5e-7,0.0001,1.0e-5,1000000000000000,10000000000000000,1.0e+17,123456789.125,-2.5e-300,5.0e-324,1.7976931348623157e+308,0.30000000000000004]',
+    js: () => [
+      0.1,
+      1.5,
+      2.0,
+      -0,
+      1e25,
+      1.5e-7,
+      0.0001,
+      0.00001,
+      1e15,
+      1e16,
+      1e17,
+      123456789.125,
+      -2.5e-300,
+      5e-324,
+      1.7976931348623157e308,
+      0.1 + 0.2,
+    ],
+    unicode:
+      '[0.1,1.5,2,-0,1.0e+25,1.5e-7,0.0001,1.0e-5,1000000000000000,10000000000000000,1.0e+17,123456789.125,-2.5e-300,5.0e-324,1.7976931348623157e+308,0.30000000000000004]',
   },
   { name: 'literals', php: '[true, false, null]', js: () => [true, false, null], unicode: '[true,false,null]' },
   {
@@ -62,11 +91,21 @@ const ENCODE: EncodeVector[] = [
     js: () => [[], {}, { k: [] }, [[[]]]],
     unicode: '[[],{},{"k":[]},[[[]]]]',
   },
-  { name: 'array that is not a list', php: '[1 => "a", 2 => "b"]', js: () => ({ 1: 'a', 2: 'b' }), unicode: '{"1":"a","2":"b"}' },
+  {
+    name: 'array that is not a list',
+    php: '[1 => "a", 2 => "b"]',
+    js: () => ({ 1: 'a', 2: 'b' }),
+    unicode: '{"1":"a","2":"b"}',
+  },
   {
     name: 'numeric keys out of order (a Map in JS)',
     php: '["2" => "a", "1" => "b", "x" => "c"]',
-    js: () => new Map([['2', 'a'], ['1', 'b'], ['x', 'c']]),
+    js: () =>
+      new Map([
+        ['2', 'a'],
+        ['1', 'b'],
+        ['x', 'c'],
+      ]),
     unicode: '{"2":"a","1":"b","x":"c"}',
   },
   {
@@ -91,14 +130,27 @@ const ENCODE: EncodeVector[] = [
   },
   { name: 'NAN', php: 'NAN', js: () => NaN, unicode: null },
   { name: 'INF', php: 'INF', js: () => Infinity, unicode: null },
-  { name: 'invalid UTF-8 (a lone surrogate in JS)', php: String.raw`"\xed\xa0\x80"`, js: () => '\ud800', unicode: null },
-  { name: '512 levels of arrays', php: phpNested(512), js: () => nested(512), unicode: '['.repeat(512) + '1' + ']'.repeat(512) },
+  {
+    name: 'invalid UTF-8 (a lone surrogate in JS)',
+    php: String.raw`"\xed\xa0\x80"`,
+    js: () => '\ud800',
+    unicode: null,
+  },
+  {
+    name: '512 levels of arrays',
+    php: phpNested(512),
+    js: () => nested(512),
+    unicode: '['.repeat(512) + '1' + ']'.repeat(512),
+  },
   { name: '513 levels of arrays', php: phpNested(513), js: () => nested(513), unicode: null },
 ];
 
 /** [text, json_encode(json_decode(text, true), JSON_UNESCAPED_UNICODE)], null when json_decode fails. */
 const DECODE: [string, string | null][] = [
-  ['{"big":12345678901234567,"min":-9223372036854775808,"max":9223372036854775807}', '{"big":12345678901234567,"min":-9223372036854775808,"max":9223372036854775807}'],
+  [
+    '{"big":12345678901234567,"min":-9223372036854775808,"max":9223372036854775807}',
+    '{"big":12345678901234567,"min":-9223372036854775808,"max":9223372036854775807}',
+  ],
   ['[12345678901234567890,-12345678901234567890]', '[1.2345678901234567e+19,-1.2345678901234567e+19]'],
   ['[-0,-0.0,0.0,1.0,1e2,1E-7,2.50,-1.5e+300]', '[0,-0,0,1,100,1.0e-7,2.5,-1.5e+300]'],
   [String.raw`"\u00e9\ud83d\ude00\/\u2028\u0041"`, String.raw`"é😀\/\u2028A"`],
@@ -109,10 +161,34 @@ const DECODE: [string, string | null][] = [
   [String.raw`"\u0000\u001f` + '\x7f"', String.raw`"\u0000\u001f` + '\x7f"'],
   ['{"a":[],"b":[[]],"c":{"d":[]}}', '{"a":[],"b":[[]],"c":{"d":[]}}'],
   // what JSON.parse gets wrong, nested where only a walk of the whole value finds it
-  ['{"a":[{"b":{"x":1,"7":2}}],"c":[[-0]],"d":{"e":[9007199254740993]}}', '{"a":[{"b":{"x":1,"7":2}}],"c":[[0]],"d":{"e":[9007199254740993]}}'],
+  [
+    '{"a":[{"b":{"x":1,"7":2}}],"c":[[-0]],"d":{"e":[9007199254740993]}}',
+    '{"a":[{"b":{"x":1,"7":2}}],"c":[[0]],"d":{"e":[9007199254740993]}}',
+  ],
   ...[
-    String.raw`"\ud800"`, String.raw`"\udc00"`, String.raw`{"k":[{"\udc00":1}]}`, String.raw`[[{"k":"a\ud800"}]]`, String.raw`"\ud800\u0041"`, '[1,]', '{"a":1,}', '01', "['x']", '[1] x', 'NaN',
-    '"\x01"', '.5', '1.', '+1', '-', '', '{"a"}', '{1:2}', String.raw`"\x"`, 'tru', '[', '"abc',
+    String.raw`"\ud800"`,
+    String.raw`"\udc00"`,
+    String.raw`{"k":[{"\udc00":1}]}`,
+    String.raw`[[{"k":"a\ud800"}]]`,
+    String.raw`"\ud800\u0041"`,
+    '[1,]',
+    '{"a":1,}',
+    '01',
+    "['x']",
+    '[1] x',
+    'NaN',
+    '"\x01"',
+    '.5',
+    '1.',
+    '+1',
+    '-',
+    '',
+    '{"a"}',
+    '{1:2}',
+    String.raw`"\x"`,
+    'tru',
+    '[',
+    '"abc',
   ].map((t): [string, null] => [t, null]),
 ];
 
@@ -160,7 +236,8 @@ function runPhp(script: string): unknown {
 describe('the recorded PHP outputs still match real PHP', function () {
   before(function () {
     if (phpAvailable()) return;
-    if (process.env.CI === 'true') throw new Error('php is required in CI to re-check the recorded json_encode outputs');
+    if (process.env.CI === 'true')
+      throw new Error('php is required in CI to re-check the recorded json_encode outputs');
     this.skip();
   });
 
@@ -177,7 +254,7 @@ describe('the recorded PHP outputs still match real PHP', function () {
     const results = runPhp(script) as [string | null, string | null][];
     ENCODE.forEach((v, i) => {
       expect(b64(results[i][0]), v.name).to.equal(v.unicode);
-      expect(b64(results[i][1]), `${v.name} (plain)`).to.equal(v.unicode === null ? null : v.plain ?? v.unicode);
+      expect(b64(results[i][1]), `${v.name} (plain)`).to.equal(v.unicode === null ? null : (v.plain ?? v.unicode));
     });
   });
 

@@ -19,9 +19,21 @@ const TEXTS = [
 describe('phpJsonEncode prettyPrint', () => {
   it('writes members on their own lines, four spaces per level, ": " after keys, [] and {} when empty', () => {
     expect(phpJsonEncode(phpJsonDecode('{"a":[1,{"b":[]}],"c":{}}'), { prettyPrint: true })).to.equal(
-      ['{', '    "a": [', '        1,', '        {', '            "b": []', '        }', '    ],', '    "c": {}', '}'].join('\n'),
+      [
+        '{',
+        '    "a": [',
+        '        1,',
+        '        {',
+        '            "b": []',
+        '        }',
+        '    ],',
+        '    "c": {}',
+        '}',
+      ].join('\n'),
     );
-    expect(phpJsonEncode(new Map<string, unknown>([['k', [1]]]), { prettyPrint: true })).to.equal('{\n    "k": [\n        1\n    ]\n}');
+    expect(phpJsonEncode(new Map<string, unknown>([['k', [1]]]), { prettyPrint: true })).to.equal(
+      '{\n    "k": [\n        1\n    ]\n}',
+    );
     expect(phpJsonEncode('a/b', { prettyPrint: true })).to.equal('"a\\/b"');
   });
 
@@ -32,7 +44,10 @@ foreach (json_decode(stream_get_contents(STDIN)) as $text) {
   $value = json_decode($text);
   echo json_encode([json_encode($value, JSON_PRETTY_PRINT), json_encode($value, JSON_PRETTY_PRINT | JSON_UNESCAPED_UNICODE)]), "\\n";
 }`;
-    const php = spawnSync('php', ['-r', script.replace(/^<\?php\n/, '')], { input: JSON.stringify(TEXTS), encoding: 'utf8' });
+    const php = spawnSync('php', ['-r', script.replace(/^<\?php\n/, '')], {
+      input: JSON.stringify(TEXTS),
+      encoding: 'utf8',
+    });
     expect(php.status, php.stderr).to.equal(0);
     const lines = php.stdout.trim().split('\n');
     expect(lines).to.have.length(TEXTS.length);

@@ -2,7 +2,15 @@
 // the recorded Laravel fixtures.
 import { expect } from 'chai';
 import { PhpBuildError } from '../../../lib/errors';
-import { laravelJobTraits, php, phpClass, phpIdentical, queueableTrait, interactsWithQueueTrait, toPhp } from '../../../lib/php/builder';
+import {
+  laravelJobTraits,
+  php,
+  phpClass,
+  phpIdentical,
+  queueableTrait,
+  interactsWithQueueTrait,
+  toPhp,
+} from '../../../lib/php/builder';
 import { serialize } from '../../../lib/php/serialize';
 import { PhpArray, PhpBytes, PhpEnum, PhpObject } from '../../../lib/php/values';
 import { loadFixtures } from '../../support/fixtures';
@@ -17,13 +25,24 @@ describe('builder', () => {
     });
 
     it('refuses integral numbers beyond 2^53, which could be an int or a float', () => {
-      expect(() => toPhp(1e25, 'huge')).to.throw(PhpBuildError, /huge: 1e\+25 is beyond 2\^53; use a bigint .* or php.float/);
+      expect(() => toPhp(1e25, 'huge')).to.throw(
+        PhpBuildError,
+        /huge: 1e\+25 is beyond 2\^53; use a bigint .* or php.float/,
+      );
       expect(toPhp(php.float(1e25))).to.equal(1e25);
     });
 
     it('turns arrays into lists and objects or Maps into PHP arrays with PHP key rules', () => {
       expect(serialize(toPhp({ plan: 'pro', seats: 3 }))).to.equal('a:2:{s:4:"plan";s:3:"pro";s:5:"seats";i:3;}');
-      const keys = toPhp(new Map<unknown, unknown>([['7', 'a'], ['07', 'b'], [-2, 'c'], ['-0', 'd'], [5n, 'e']])) as PhpArray;
+      const keys = toPhp(
+        new Map<unknown, unknown>([
+          ['7', 'a'],
+          ['07', 'b'],
+          [-2, 'c'],
+          ['-0', 'd'],
+          [5n, 'e'],
+        ]),
+      ) as PhpArray;
       expect([...keys.entries.keys()]).to.deep.equal([7n, '07', -2n, '-0', 5n]);
       expect(serialize(toPhp([]))).to.equal('a:0:{}');
     });
@@ -46,7 +65,16 @@ describe('builder', () => {
 
   describe('phpClass', () => {
     const Mail = (options = {}) =>
-      phpClass('App\\Jobs\\Mail', { to: 'public', subject: 'protected', meta: { visibility: 'private', default: null }, tries: { visibility: 'public', default: 5 } }, options);
+      phpClass(
+        'App\\Jobs\\Mail',
+        {
+          to: 'public',
+          subject: 'protected',
+          meta: { visibility: 'private', default: null },
+          tries: { visibility: 'public', default: 5 },
+        },
+        options,
+      );
 
     it('mangles each property as declared, private ones under the class by default', () => {
       const job = Mail().make({ to: 'a@b.c', subject: 'Hi', meta: { seats: 3 } });
@@ -56,14 +84,27 @@ describe('builder', () => {
     });
 
     it('uses an explicit declaring class for a private property of a parent class', () => {
-      const Child = phpClass('App\\Jobs\\Child', { secret: { visibility: 'private', declaringClass: 'App\\Jobs\\Base' } });
-      expect(serialize(Child.make({ secret: 's' }))).to.equal('O:14:"App\\Jobs\\Child":1:{s:21:"\0App\\Jobs\\Base\0secret";s:1:"s";}');
-      expect(() => phpClass('A', { x: { visibility: 'public', declaringClass: 'B' } })).to.throw(PhpBuildError, /only private/);
+      const Child = phpClass('App\\Jobs\\Child', {
+        secret: { visibility: 'private', declaringClass: 'App\\Jobs\\Base' },
+      });
+      expect(serialize(Child.make({ secret: 's' }))).to.equal(
+        'O:14:"App\\Jobs\\Child":1:{s:21:"\0App\\Jobs\\Base\0secret";s:1:"s";}',
+      );
+      expect(() => phpClass('A', { x: { visibility: 'public', declaringClass: 'B' } })).to.throw(
+        PhpBuildError,
+        /only private/,
+      );
     });
 
     it('refuses an unknown property and a missing one without a default, naming them', () => {
-      expect(() => Mail().make({ to: 'x', subject: 'y', subjct: 'z' })).to.throw(PhpBuildError, /App\\Jobs\\Mail has no property subjct \(declared: to, subject, meta, tries\)/);
-      expect(() => Mail().make({ to: 'x' })).to.throw(PhpBuildError, /property subject has no default and was not given/);
+      expect(() => Mail().make({ to: 'x', subject: 'y', subjct: 'z' })).to.throw(
+        PhpBuildError,
+        /App\\Jobs\\Mail has no property subjct \(declared: to, subject, meta, tries\)/,
+      );
+      expect(() => Mail().make({ to: 'x' })).to.throw(
+        PhpBuildError,
+        /property subject has no default and was not given/,
+      );
     });
 
     it('writes every property natively and on 8.x, and leaves defaults out with SerializesModels on 12 and 13', () => {
@@ -72,22 +113,45 @@ describe('builder', () => {
       expect(names(Mail().make(values))).to.deep.equal(['to', 'subject', 'meta', 'tries']);
       expect(names(Mail({ serializesModels: 8 }).make(values))).to.deep.equal(['to', 'subject', 'meta', 'tries']);
       expect(names(Mail({ serializesModels: 12 }).make(values))).to.deep.equal(['to', 'subject']);
-      expect(names(Mail({ serializesModels: 13 }).make({ ...values, tries: 6 }))).to.deep.equal(['to', 'subject', 'tries']);
+      expect(names(Mail({ serializesModels: 13 }).make({ ...values, tries: 6 }))).to.deep.equal([
+        'to',
+        'subject',
+        'tries',
+      ]);
     });
 
     it('compares with PHP ===: a float is not its int default, an array must match in order', () => {
-      const C = phpClass('C', { n: { visibility: 'public', default: 5 }, a: { visibility: 'public', default: [1, 2] } }, { serializesModels: 12 });
+      const C = phpClass(
+        'C',
+        { n: { visibility: 'public', default: 5 }, a: { visibility: 'public', default: [1, 2] } },
+        { serializesModels: 12 },
+      );
       expect(C.make({ n: php.float(5), a: [1, 2] }).properties.map((p) => p.name)).to.deep.equal(['n']);
-      expect(C.make({ a: new Map([[1, 2], [0, 1]]) }).properties.map((p) => p.name)).to.deep.equal(['a']);
+      expect(
+        C.make({
+          a: new Map([
+            [1, 2],
+            [0, 1],
+          ]),
+        }).properties.map((p) => p.name),
+      ).to.deep.equal(['a']);
       expect(phpIdentical(new PhpBytes(Buffer.from('x')), 'x')).to.equal(true);
       expect(phpIdentical(NaN, NaN)).to.equal(false);
     });
 
     it('keeps a NAN default when omitting defaults (NAN !== NAN in PHP), and no two objects share an array that can change', () => {
-      const C = phpClass('C', { f: { visibility: 'public', default: NaN }, n: { visibility: 'public', default: 1 } }, { serializesModels: 12 });
+      const C = phpClass(
+        'C',
+        { f: { visibility: 'public', default: NaN }, n: { visibility: 'public', default: 1 } },
+        { serializesModels: 12 },
+      );
       expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']);
       expect(C.make().properties.map((p) => p.name)).to.deep.equal(['f']); // the second make takes the cached path
-      const L = phpClass('L', { a: { visibility: 'public', default: [] }, b: { visibility: 'public', default: [1] } }, { serializesModels: 8 });
+      const L = phpClass(
+        'L',
+        { a: { visibility: 'public', default: [] }, b: { visibility: 'public', default: [1] } },
+        { serializesModels: 8 },
+      );
       const [x, y] = [L.make(), L.make()];
       const a = x.get('a') as PhpArray;
       expect(a).to.be.instanceOf(PhpArray);
@@ -108,12 +172,21 @@ describe('builder', () => {
     it('takes the line for serializesModels: true from the traits, and asks for it otherwise', () => {
       const Job = phpClass('J', { n: 'public' }, { traits: laravelJobTraits(12), serializesModels: true });
       expect(Job.omitsDefaults).to.equal(true);
-      expect(phpClass('J', { n: 'public' }, { traits: laravelJobTraits(8), serializesModels: true }).omitsDefaults).to.equal(false);
-      expect(() => phpClass('J', { n: 'public' }, { serializesModels: true })).to.throw(PhpBuildError, /serializesModels: true needs one Laravel line/);
+      expect(
+        phpClass('J', { n: 'public' }, { traits: laravelJobTraits(8), serializesModels: true }).omitsDefaults,
+      ).to.equal(false);
+      expect(() => phpClass('J', { n: 'public' }, { serializesModels: true })).to.throw(
+        PhpBuildError,
+        /serializesModels: true needs one Laravel line/,
+      );
     });
 
-    it('shares one frozen property per scalar or empty-array default among the objects it makes; given values are each object\'s own', () => {
-      const Job = phpClass('App\\Jobs\\Shared', { n: 'public', note: { visibility: 'private', default: 'x' } }, { traits: laravelJobTraits(8) });
+    it("shares one frozen property per scalar or empty-array default among the objects it makes; given values are each object's own", () => {
+      const Job = phpClass(
+        'App\\Jobs\\Shared',
+        { n: 'public', note: { visibility: 'private', default: 'x' } },
+        { traits: laravelJobTraits(8) },
+      );
       const [a, b] = [Job.make({ n: 1 }), Job.make({ n: 2 })];
       const prop = (o: PhpObject, name: string) => o.properties.find((p) => p.name === name)!;
       for (const name of ['note', 'connection', 'queue', 'delay', 'job']) {
@@ -130,7 +203,10 @@ describe('builder', () => {
     });
 
     it('refuses a property declared by the class and by a trait', () => {
-      expect(() => phpClass('J', { queue: 'public' }, { traits: [queueableTrait(13)] })).to.throw(PhpBuildError, /property queue of trait Illuminate\\Bus\\Queueable is declared twice/);
+      expect(() => phpClass('J', { queue: 'public' }, { traits: [queueableTrait(13)] })).to.throw(
+        PhpBuildError,
+        /property queue of trait Illuminate\\Bus\\Queueable is declared twice/,
+      );
     });
   });
 
@@ -143,7 +219,9 @@ describe('builder', () => {
         if (described?.t !== 'object') throw new Error('object-batched has no job description');
         const traitProps = described.props.slice(1).map((p) => `${p.visibility} ${p.name}`);
         const built = laravelJobTraits(line, { batchable: true }).flatMap((t) =>
-          Object.entries(t.properties).map(([name, spec]) => `${typeof spec === 'string' ? spec : spec.visibility} ${name}`),
+          Object.entries(t.properties).map(
+            ([name, spec]) => `${typeof spec === 'string' ? spec : spec.visibility} ${name}`,
+          ),
         );
         expect(built).to.deep.equal(traitProps);
       });
@@ -157,7 +235,10 @@ describe('builder', () => {
 
   describe('php.dateTime', () => {
     it('writes a zone id with timezone_type 3 and the wall clock of that zone', () => {
-      const at = php.dateTime(new Date(Date.UTC(2026, 6, 1, 12, 0, 0, 500)), { immutable: true, timezone: 'Europe/Amsterdam' });
+      const at = php.dateTime(new Date(Date.UTC(2026, 6, 1, 12, 0, 0, 500)), {
+        immutable: true,
+        timezone: 'Europe/Amsterdam',
+      });
       expect(serialize(at)).to.equal(
         'O:17:"DateTimeImmutable":3:{s:4:"date";s:26:"2026-07-01 14:00:00.500000";s:13:"timezone_type";i:3;s:8:"timezone";s:16:"Europe/Amsterdam";}',
       );
@@ -174,7 +255,11 @@ describe('builder', () => {
     });
 
     it('takes microseconds and another class name, and writes years before 1 as PHP does', () => {
-      const carbon = php.dateTime(new Date(Date.UTC(2026, 2, 4, 4, 6, 7)), { timezone: 'Europe/Amsterdam', microsecond: 123456, className: 'Illuminate\\Support\\Carbon' });
+      const carbon = php.dateTime(new Date(Date.UTC(2026, 2, 4, 4, 6, 7)), {
+        timezone: 'Europe/Amsterdam',
+        microsecond: 123456,
+        className: 'Illuminate\\Support\\Carbon',
+      });
       expect(carbon.className).to.equal('Illuminate\\Support\\Carbon');
       expect(carbon.get('date')).to.equal('2026-03-04 05:06:07.123456');
       expect(php.dateTime(new Date(-62198755200000)).get('date')).to.equal('-0001-01-01 00:00:00.000000');
@@ -192,12 +277,20 @@ describe('builder', () => {
       expect(serialize(php.model('App\\Models\\User', 7, { connection: 'mysql' }, 8))).to.equal(
         'O:45:"Illuminate\\Contracts\\Database\\ModelIdentifier":4:{s:5:"class";s:15:"App\\Models\\User";s:2:"id";i:7;s:9:"relations";a:0:{}s:10:"connection";s:5:"mysql";}',
       );
-      const users = php.model('App\\Models\\User', [7, 8], { relations: ['posts.comments'], collectionClass: 'App\\Users' }, 13);
+      const users = php.model(
+        'App\\Models\\User',
+        [7, 8],
+        { relations: ['posts.comments'], collectionClass: 'App\\Users' },
+        13,
+      );
       expect(serialize(users)).to.equal(
         'O:45:"Illuminate\\Contracts\\Database\\ModelIdentifier":5:{s:5:"class";s:15:"App\\Models\\User";s:2:"id";a:2:{i:0;i:7;i:1;i:8;}' +
           's:9:"relations";a:1:{i:0;s:14:"posts.comments";}s:10:"connection";N;s:15:"collectionClass";s:9:"App\\Users";}',
       );
-      expect(() => php.model('App\\Models\\User', 1, { collectionClass: 'X' }, 8)).to.throw(PhpBuildError, /Laravel 8 has no collectionClass/);
+      expect(() => php.model('App\\Models\\User', 1, { collectionClass: 'X' }, 8)).to.throw(
+        PhpBuildError,
+        /Laravel 8 has no collectionClass/,
+      );
     });
   });
 });

@@ -17,7 +17,8 @@ const CASES: [string, string][] = [
 ];
 const TEXTS = ['O:18:"App\\Jobs\\SecretJob":1:{s:4:"card";s:19:"4242 4242 4242 4242";}', 'héllo / wörld 😀', ''];
 
-const envelope = (payload: string) => JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Record<string, string>;
+const envelope = (payload: string) =>
+  JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Record<string, string>;
 const reseal = (payload: string, change: Record<string, unknown>) =>
   Buffer.from(JSON.stringify({ ...envelope(payload), ...change })).toString('base64');
 
@@ -71,13 +72,17 @@ describe('Encrypter', () => {
     expect(e.decryptBuffer(e.encrypt(bytes)).equals(bytes)).to.equal(true);
   });
 
-  it('rejects a tampered MAC, value or IV with Laravel\'s messages', () => {
+  it("rejects a tampered MAC, value or IV with Laravel's messages", () => {
     const cbc = new Encrypter(KEY32);
     const payload = cbc.encrypt('secret');
     const mac = envelope(payload).mac;
     const flipped = (mac[0] === 'a' ? 'b' : 'a') + mac.slice(1);
-    expect(thrown(() => cbc.decrypt(reseal(payload, { mac: flipped })))).to.be.instanceOf(DecryptError).with.property('message', 'The MAC is invalid.');
-    expect(thrown(() => cbc.decrypt(reseal(payload, { value: 'AAAA' + envelope(payload).value.slice(4) }))).message).to.equal('The MAC is invalid.');
+    expect(thrown(() => cbc.decrypt(reseal(payload, { mac: flipped }))))
+      .to.be.instanceOf(DecryptError)
+      .with.property('message', 'The MAC is invalid.');
+    expect(
+      thrown(() => cbc.decrypt(reseal(payload, { value: 'AAAA' + envelope(payload).value.slice(4) }))).message,
+    ).to.equal('The MAC is invalid.');
     expect(thrown(() => cbc.decrypt(reseal(payload, { iv: 'AAAA' }))).message).to.equal('The payload is invalid.');
     expect(thrown(() => cbc.decrypt(reseal(payload, { tag: 'AAAAAAAAAAAAAAAAAAAAAA==' }))).message).to.equal(
       'Unable to use tag because the cipher algorithm does not support AEAD.',
@@ -85,13 +90,20 @@ describe('Encrypter', () => {
 
     const gcm = new Encrypter(KEY32, 'aes-256-gcm');
     const sealed = gcm.encrypt('secret');
-    expect(thrown(() => gcm.decrypt(reseal(sealed, { tag: 'AAAAAAAAAAAAAAAAAAAAAA==' }))).message).to.equal('Could not decrypt the data.');
+    expect(thrown(() => gcm.decrypt(reseal(sealed, { tag: 'AAAAAAAAAAAAAAAAAAAAAA==' }))).message).to.equal(
+      'Could not decrypt the data.',
+    );
     expect(thrown(() => gcm.decrypt(reseal(sealed, { tag: '' }))).message).to.equal('Could not decrypt the data.');
   });
 
   it('rejects what is not an envelope with "The payload is invalid."', () => {
     const e = new Encrypter(KEY32);
-    for (const junk of ['', 'not base64 at all', Buffer.from('[1,2]').toString('base64'), Buffer.from('{"iv":"x","value":"y"}').toString('base64')]) {
+    for (const junk of [
+      '',
+      'not base64 at all',
+      Buffer.from('[1,2]').toString('base64'),
+      Buffer.from('{"iv":"x","value":"y"}').toString('base64'),
+    ]) {
       const error = thrown(() => e.decrypt(junk));
       expect(error, junk).to.be.instanceOf(DecryptError);
       expect(error.message).to.equal('The payload is invalid.');
@@ -108,17 +120,28 @@ describe('Encrypter', () => {
 
     const oldGcm = new Encrypter(oldKey, 'aes-256-gcm');
     expect(new Encrypter(KEY32, 'aes-256-gcm', [oldKey]).decrypt(oldGcm.encrypt('then'))).to.equal('then');
-    expect(thrown(() => new Encrypter(KEY32, 'aes-256-gcm').decrypt(oldGcm.encrypt('x'))).message).to.equal('Could not decrypt the data.');
+    expect(thrown(() => new Encrypter(KEY32, 'aes-256-gcm').decrypt(oldGcm.encrypt('x'))).message).to.equal(
+      'Could not decrypt the data.',
+    );
   });
 
   it('reads keys in APP_KEY form and refuses wrong lengths and unknown ciphers, naming them', () => {
     expect(Encrypter.parseKey('base64:a2tr').toString()).to.equal('kkk');
     expect(Encrypter.parseKey('raw-key').toString()).to.equal('raw-key');
     expect(new Encrypter('k'.repeat(32)).decrypt(new Encrypter(KEY32).encrypt('same key'))).to.equal('same key');
-    expect(thrown(() => new Encrypter(KEY16))).to.be.instanceOf(EncryptError).with.property('message', 'aes-256-cbc needs a 32-byte key, but the key has 16 bytes');
-    expect(thrown(() => new Encrypter(KEY32, 'aes-128-gcm')).message).to.equal('aes-128-gcm needs a 16-byte key, but the key has 32 bytes');
-    expect(thrown(() => new Encrypter(KEY32, 'aes-256-cbc', ['short'])).message).to.match(/previous key #1 has 5 bytes/);
-    expect(thrown(() => new Encrypter(KEY32, 'des-cbc'))).to.be.instanceOf(EncryptError).with.property('message').that.match(/Unsupported cipher "des-cbc"/);
+    expect(thrown(() => new Encrypter(KEY16)))
+      .to.be.instanceOf(EncryptError)
+      .with.property('message', 'aes-256-cbc needs a 32-byte key, but the key has 16 bytes');
+    expect(thrown(() => new Encrypter(KEY32, 'aes-128-gcm')).message).to.equal(
+      'aes-128-gcm needs a 16-byte key, but the key has 32 bytes',
+    );
+    expect(thrown(() => new Encrypter(KEY32, 'aes-256-cbc', ['short'])).message).to.match(
+      /previous key #1 has 5 bytes/,
+    );
+    expect(thrown(() => new Encrypter(KEY32, 'des-cbc')))
+      .to.be.instanceOf(EncryptError)
+      .with.property('message')
+      .that.match(/Unsupported cipher "des-cbc"/);
   });
 });
 
@@ -127,7 +150,8 @@ const LARAVEL_ENCRYPTION = '/usr/share/php/Illuminate/Encryption/autoload.php';
 describe('Encrypter against PHP Laravel 8.83', function () {
   before(function () {
     if (spawnSync('php', ['-v']).status === 0 && existsSync(LARAVEL_ENCRYPTION)) return;
-    if (process.env.CI === 'true') throw new Error(`php and ${LARAVEL_ENCRYPTION} (php-laravel-framework) are required in CI`);
+    if (process.env.CI === 'true')
+      throw new Error(`php and ${LARAVEL_ENCRYPTION} (php-laravel-framework) are required in CI`);
     this.skip();
   });
 
@@ -148,7 +172,9 @@ describe('Encrypter against PHP Laravel 8.83', function () {
       const e = new Encrypter(key, cipher);
       for (const text of TEXTS) {
         calls.push(`base64_encode((new Encrypter(${phpKey(key)}, '${cipher}'))->decrypt('${e.encrypt(text)}'))`);
-        calls.push(`base64_encode((new Encrypter(${phpKey(key)}, '${cipher}'))->decryptString('${e.encryptString(text)}'))`);
+        calls.push(
+          `base64_encode((new Encrypter(${phpKey(key)}, '${cipher}'))->decryptString('${e.encryptString(text)}'))`,
+        );
         expected.push(text, text);
       }
     }
@@ -179,7 +205,8 @@ describe('Encrypter against PHP Laravel 8.83', function () {
     const payload = new Encrypter(KEY32).encrypt('x');
     const mac = envelope(payload).mac;
     const tampered = reseal(payload, { mac: (mac[0] === 'a' ? 'b' : 'a') + mac.slice(1) });
-    const out = php(`try { (new Encrypter(${phpKey(KEY32)}, 'aes-256-cbc'))->decrypt('${tampered}'); $out = 'no error'; }
+    const out =
+      php(`try { (new Encrypter(${phpKey(KEY32)}, 'aes-256-cbc'))->decrypt('${tampered}'); $out = 'no error'; }
       catch (\\Illuminate\\Contracts\\Encryption\\DecryptException $e) { $out = $e->getMessage(); }`);
     expect(out).to.equal('The MAC is invalid.');
     expect(thrown(() => new Encrypter(KEY32).decrypt(tampered)).message).to.equal(out);

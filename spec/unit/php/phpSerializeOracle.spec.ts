@@ -21,7 +21,11 @@ type Model =
   | { t: 'float'; v: number }
   | { t: 'string'; v: string }
   | { t: 'array'; entries: [PhpArrayKey, Model][] }
-  | { t: 'object'; className: string; properties: { name: string; visibility: Visibility; declaringClass?: string; value: Model }[] };
+  | {
+      t: 'object';
+      className: string;
+      properties: { name: string; visibility: Visibility; declaringClass?: string; value: Model }[];
+    };
 
 const CASES = 10_000;
 
@@ -29,7 +33,10 @@ const CLASS_NAMES = ['stdClass', 'App\\Jobs\\SendInvoice', 'App\\Models\\User', 
 const PARENT = 'App\\Jobs\\BaseJob';
 
 // Printable ASCII (quotes, semicolons and braces included) or any code point; valid UTF-8 only, so no lone surrogates.
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !/\p{Cs}/u.test(s)));
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !/\p{Cs}/u.test(s)),
+);
 // A PHP array cannot hold a string key that reads as an int ("5" becomes 5), so those are left out.
 const stringKey = text.filter((s) => !/^(0|-?[1-9][0-9]*)$/.test(s));
 const int = fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n);
@@ -46,23 +53,37 @@ const { value: model } = fc.letrec<{ value: Model }>((tie) => ({
       .filter((v) => !Number.isInteger(v) && Math.abs(v) >= 1e-4)
       .map<Model>((v) => ({ t: 'float', v })),
     text.map<Model>((v) => ({ t: 'string', v })),
-    fc.array(tie('value'), { maxLength: 4 }).map<Model>((items) => ({ t: 'array', entries: items.map((m, i) => [BigInt(i), m]) })),
     fc
-      .uniqueArray(fc.tuple(fc.oneof(int, fc.bigInt(0n, 5n), stringKey), tie('value')), { maxLength: 4, selector: ([k]) => k })
+      .array(tie('value'), { maxLength: 4 })
+      .map<Model>((items) => ({ t: 'array', entries: items.map((m, i) => [BigInt(i), m]) })),
+    fc
+      .uniqueArray(fc.tuple(fc.oneof(int, fc.bigInt(0n, 5n), stringKey), tie('value')), {
+        maxLength: 4,
+        selector: ([k]) => k,
+      })
       .map<Model>((entries) => ({ t: 'array', entries })),
     fc
       .tuple(
         fc.constantFrom(...CLASS_NAMES),
-        fc.uniqueArray(fc.tuple(propertyName, fc.constantFrom<Visibility | 'parent-private'>('public', 'protected', 'private', 'parent-private'), tie('value')), {
-          maxLength: 4,
-          selector: ([name, visibility]) => `${visibility}:${name}`,
-        }),
+        fc.uniqueArray(
+          fc.tuple(
+            propertyName,
+            fc.constantFrom<Visibility | 'parent-private'>('public', 'protected', 'private', 'parent-private'),
+            tie('value'),
+          ),
+          {
+            maxLength: 4,
+            selector: ([name, visibility]) => `${visibility}:${name}`,
+          },
+        ),
       )
       .map<Model>(([className, props]) => ({
         t: 'object',
         className,
         properties: props.map(([name, v, value]) =>
-          v === 'parent-private' ? { name, visibility: 'private', declaringClass: PARENT, value } : { name, visibility: v, ...(v === 'private' ? { declaringClass: className } : {}), value },
+          v === 'parent-private'
+            ? { name, visibility: 'private', declaringClass: PARENT, value }
+            : { name, visibility: v, ...(v === 'private' ? { declaringClass: className } : {}), value },
         ),
       })),
   ),
@@ -83,7 +104,12 @@ function ours(m: Model): PhpValue {
     case 'object':
       return new PhpObject(
         m.className,
-        m.properties.map((p) => ({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value: ours(p.value) })),
+        m.properties.map((p) => ({
+          name: p.name,
+          visibility: p.visibility,
+          ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}),
+          value: ours(p.value),
+        })),
       );
   }
 }
@@ -103,7 +129,9 @@ function theirs(m: Model): unknown {
     case 'string':
       return m.v;
     case 'array':
-      return isList(m.entries) ? m.entries.map(([, v]) => theirs(v)) : new Map(m.entries.map(([k, v]) => [k, theirs(v)]));
+      return isList(m.entries)
+        ? m.entries.map(([, v]) => theirs(v))
+        : new Map(m.entries.map(([k, v]) => [k, theirs(v)]));
     case 'object': {
       const object = new scope[m.className]() as Record<string, unknown>;
       for (const p of m.properties) object[mangled(p)] = theirs(p.value);
@@ -145,7 +173,8 @@ function theirReading(m: Model): unknown {
       const own = `\0${m.className}\0`;
       for (const p of m.properties) {
         const key = mangled(p);
-        record[key.startsWith('\0*\0') ? key.slice(3) : key.startsWith(own) ? key.slice(own.length) : key] = theirReading(p.value);
+        record[key.startsWith('\0*\0') ? key.slice(3) : key.startsWith(own) ? key.slice(own.length) : key] =
+          theirReading(p.value);
       }
       return { className: m.className, entries: Object.entries(record) };
     }
@@ -166,7 +195,9 @@ function comparable(value: unknown): unknown {
   const entries = Object.entries(record)
     .filter(([k]) => k !== '__PHP_Incomplete_Class_Name')
     .map(([k, v]) => [k, comparable(v)]);
-  return '__PHP_Incomplete_Class_Name' in record ? { className: record.__PHP_Incomplete_Class_Name, entries } : { entries };
+  return '__PHP_Incomplete_Class_Name' in record
+    ? { className: record.__PHP_Incomplete_Class_Name, entries }
+    : { entries };
 }
 
 // larq's reading as a model, keeping every distinction PHP's format makes.
@@ -181,7 +212,12 @@ function modelOf(value: PhpValue): Model {
     return {
       t: 'object',
       className: value.className,
-      properties: value.properties.map((p) => ({ name: p.name, visibility: p.visibility, ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}), value: modelOf(p.value) })),
+      properties: value.properties.map((p) => ({
+        name: p.name,
+        visibility: p.visibility,
+        ...(p.declaringClass ? { declaringClass: p.declaringClass } : {}),
+        value: modelOf(p.value),
+      })),
     };
   }
   throw new Error(`unexpected value in the shared subset: ${String(value)}`);
@@ -196,7 +232,10 @@ describe('serialize and unserialize against php-serialize (property-based)', fun
         const ourBytes = serialize(ours(m));
         const theirBytes = theirSerialize(theirs(m), scope);
         expect(ourBytes, 'the bytes each writes').to.equal(theirBytes);
-        expect(comparable(theirUnserialize(ourBytes, {}, { strict: false })), 'php-serialize reading larq').to.deep.equal(theirReading(m));
+        expect(
+          comparable(theirUnserialize(ourBytes, {}, { strict: false })),
+          'php-serialize reading larq',
+        ).to.deep.equal(theirReading(m));
         expect(modelOf(unserialize(theirBytes)), 'larq reading php-serialize').to.deep.equal(m);
       }),
       { numRuns: CASES },
@@ -213,10 +252,28 @@ describe('serialize and unserialize against php-serialize (property-based)', fun
         if (m.entries.some(([k]) => typeof k === 'string')) kinds.add('string key');
         for (const [, v] of m.entries) visit(v, depth + 1);
       }
-      if (m.t === 'object') for (const p of m.properties) (kinds.add(p.declaringClass === PARENT ? 'parent private' : p.visibility), visit(p.value, depth + 1));
+      if (m.t === 'object')
+        for (const p of m.properties)
+          (kinds.add(p.declaringClass === PARENT ? 'parent private' : p.visibility), visit(p.value, depth + 1));
     };
     for (const m of fc.sample(model, { numRuns: 2000, seed: 1 })) visit(m, 0);
-    for (const kind of ['null', 'bool', 'int', 'float', 'string', 'array', 'object', 'map', 'string key', 'public', 'protected', 'private', 'parent private', 'nested array', 'nested object']) {
+    for (const kind of [
+      'null',
+      'bool',
+      'int',
+      'float',
+      'string',
+      'array',
+      'object',
+      'map',
+      'string key',
+      'public',
+      'protected',
+      'private',
+      'parent private',
+      'nested array',
+      'nested object',
+    ]) {
       expect(kinds, kind).to.include(kind);
     }
   });

@@ -9,7 +9,14 @@ import { Encrypter } from '../../../lib/php/Encrypter';
 import { php, phpClass, toPhp } from '../../../lib/php/builder';
 import { serialize, serializeToBuffer, serializeToJsonString } from '../../../lib/php/serialize';
 import { unserialize } from '../../../lib/php/unserialize';
-import { PhpBytes, PhpCustomObject, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
+import {
+  PhpBytes,
+  PhpCustomObject,
+  PhpObject,
+  PhpReference,
+  type PhpProperty,
+  type PhpValue,
+} from '../../../lib/php/values';
 import { toPlain } from '../../../lib/php/view';
 import { parsePayload } from '../../../lib/payload/Payload';
 
@@ -34,7 +41,11 @@ describe('PHP shapes Laravel jobs carry', () => {
       const object = unserialize(phpWrote[4]) as PhpObject;
       expect(object.properties).to.deep.equal([int('0', 1n), int('1', 2n), pub('x', 3n)]);
       const mixed = unserialize(phpWrote[5]) as PhpObject;
-      expect(mixed.properties.map((p) => [p.name, p.integerKey === true])).to.deep.equal([['-1', true], ['10', true], ['0', false]]);
+      expect(mixed.properties.map((p) => [p.name, p.integerKey === true])).to.deep.equal([
+        ['-1', true],
+        ['10', true],
+        ['0', false],
+      ]);
     });
 
     it('writes them the same way in a JSON payload', () => {
@@ -56,36 +67,70 @@ describe('PHP shapes Laravel jobs carry', () => {
     });
 
     it('refuses an integer key that is not public, not an integer, or the same as a name', () => {
-      expect(() => serialize(new PhpObject('K', [{ ...int('0', 1n), visibility: 'protected' }]))).to.throw(SerializeError, /integer key 0 of K is protected/);
-      expect(() => serialize(new PhpObject('K', [int('07', 1n)]))).to.throw(SerializeError, /integer key "07" of K is not an integer/);
-      expect(() => serialize(new PhpObject('K', [int('9223372036854775808', 1n)]))).to.throw(SerializeError, /outside PHP's 64-bit range/);
-      expect(() => serialize(new PhpObject('K', [pub('0', 1n), int('0', 2n)]))).to.throw(SerializeError, /property 0 of K appears twice/);
+      expect(() => serialize(new PhpObject('K', [{ ...int('0', 1n), visibility: 'protected' }]))).to.throw(
+        SerializeError,
+        /integer key 0 of K is protected/,
+      );
+      expect(() => serialize(new PhpObject('K', [int('07', 1n)]))).to.throw(
+        SerializeError,
+        /integer key "07" of K is not an integer/,
+      );
+      expect(() => serialize(new PhpObject('K', [int('9223372036854775808', 1n)]))).to.throw(
+        SerializeError,
+        /outside PHP's 64-bit range/,
+      );
+      expect(() => serialize(new PhpObject('K', [pub('0', 1n), int('0', 2n)]))).to.throw(
+        SerializeError,
+        /property 0 of K appears twice/,
+      );
     });
 
     it('builds them with php.serialized: integer keys as i:, string keys as names, mangled ones kept', () => {
       expect(serialize(php.serialized('ArrayObject', [0, [1, 2], [], null]))).to.equal(phpWrote[0]);
-      expect(serialize(php.serialized('U', new Map<string | number, number>([[0, 1], [1, 2], ['x', 3]])))).to.equal(phpWrote[4]);
+      expect(
+        serialize(
+          php.serialized(
+            'U',
+            new Map<string | number, number>([
+              [0, 1],
+              [1, 2],
+              ['x', 3],
+            ]),
+          ),
+        ),
+      ).to.equal(phpWrote[4]);
       expect(serialize(php.serialized('P', { '\0*\0p': 1 }))).to.equal('O:1:"P":1:{s:4:"\0*\0p";i:1;}');
-      expect(() => php.serialized('A', 'text')).to.throw(PhpBuildError, /php.serialized\(A\): the data must be an array/);
+      expect(() => php.serialized('A', 'text')).to.throw(
+        PhpBuildError,
+        /php.serialized\(A\): the data must be an array/,
+      );
     });
   });
 
   describe('one object used twice', () => {
     it('is written r: to its first slot, as PHP writes [$o, $o, ["again" => $o]]', () => {
       const o = new PhpObject('stdClass', [pub('n', 1n)]);
-      expect(serialize(toPhp([o, o, { again: o }]))).to.equal('a:3:{i:0;O:8:"stdClass":1:{s:1:"n";i:1;}i:1;r:2;i:2;a:1:{s:5:"again";r:2;}}');
+      expect(serialize(toPhp([o, o, { again: o }]))).to.equal(
+        'a:3:{i:0;O:8:"stdClass":1:{s:1:"n";i:1;}i:1;r:2;i:2;a:1:{s:5:"again";r:2;}}',
+      );
     });
 
     it('counts the r: as a slot, so later references point where PHP would', () => {
       // $a = new stdClass; $b = new stdClass; $b->a = $a; serialize([$a, $b, [$a]])
       const a = new PhpObject('stdClass');
       const b = new PhpObject('stdClass', [pub('a', a)]);
-      expect(serialize(toPhp([a, b, [a]]))).to.equal('a:3:{i:0;O:8:"stdClass":0:{}i:1;O:8:"stdClass":1:{s:1:"a";r:2;}i:2;a:1:{i:0;r:2;}}');
-      expect(serialize(toPhp([a, a, b, new PhpReference('r', 4, b)]))).to.equal('a:4:{i:0;O:8:"stdClass":0:{}i:1;r:2;i:2;O:8:"stdClass":1:{s:1:"a";r:2;}i:3;r:4;}');
+      expect(serialize(toPhp([a, b, [a]]))).to.equal(
+        'a:3:{i:0;O:8:"stdClass":0:{}i:1;O:8:"stdClass":1:{s:1:"a";r:2;}i:2;a:1:{i:0;r:2;}}',
+      );
+      expect(serialize(toPhp([a, a, b, new PhpReference('r', 4, b)]))).to.equal(
+        'a:4:{i:0;O:8:"stdClass":0:{}i:1;r:2;i:2;O:8:"stdClass":1:{s:1:"a";r:2;}i:3;r:4;}',
+      );
     });
 
     it('writes an enum case met again as r:, as PHP does for [E::A, E::A]', () => {
-      expect(serialize(toPhp([php.enum('E', 'A'), php.enum('F', 'X'), php.enum('E', 'A')]))).to.equal('a:3:{i:0;E:3:"E:A";i:1;E:3:"F:X";i:2;r:2;}');
+      expect(serialize(toPhp([php.enum('E', 'A'), php.enum('F', 'X'), php.enum('E', 'A')]))).to.equal(
+        'a:3:{i:0;E:3:"E:A";i:1;E:3:"F:X";i:2;r:2;}',
+      );
     });
 
     it('writes a C: object met again as r:', () => {
@@ -108,12 +153,20 @@ describe('PHP shapes Laravel jobs carry', () => {
   describe('keys and numbers JS spells differently', () => {
     it('keeps a Map in its order, integer-like keys where they were put', () => {
       // serialize(['z' => 1, '10' => 2, '2' => 3, 'a' => 4])
-      const map = new Map<string, number>([['z', 1], ['10', 2], ['2', 3], ['a', 4]]);
+      const map = new Map<string, number>([
+        ['z', 1],
+        ['10', 2],
+        ['2', 3],
+        ['a', 4],
+      ]);
       expect(serialize(toPhp(map))).to.equal('a:4:{s:1:"z";i:1;i:10;i:2;i:2;i:3;s:1:"a";i:4;}');
     });
 
     it('refuses a plain object mixing array-index keys with others, whose written order JS has lost', () => {
-      expect(() => toPhp({ z: 1, '10': 2, '2': 3, a: 4 }, 'data')).to.throw(PhpBuildError, /data: a plain object mixing .* use a Map/);
+      expect(() => toPhp({ z: 1, '10': 2, '2': 3, a: 4 }, 'data')).to.throw(
+        PhpBuildError,
+        /data: a plain object mixing .* use a Map/,
+      );
       // all index keys (ascending, as JS lists them) or none: nothing was moved
       expect(serialize(toPhp({ '2': 'b', '10': 'a' }))).to.equal('a:2:{i:2;s:1:"b";i:10;s:1:"a";}');
       // JS moves only array indexes: a negative or zero-padded key stays where it was written
@@ -121,7 +174,10 @@ describe('PHP shapes Laravel jobs carry', () => {
     });
 
     it('refuses property names phpClass would reorder (PHP cannot declare them)', () => {
-      expect(() => phpClass('J', { z: 'public', '10': 'public' })).to.throw(PhpBuildError, /J: property name 10 of J is an integer/);
+      expect(() => phpClass('J', { z: 'public', '10': 'public' })).to.throw(
+        PhpBuildError,
+        /J: property name 10 of J is an integer/,
+      );
     });
 
     it('writes -0 as the float -0.0, as serialize(-0.0) does, and 0 as an int', () => {
@@ -137,10 +193,15 @@ describe('PHP shapes Laravel jobs carry', () => {
     const raw = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
 
     it('are written from a Buffer and read back to the same bytes', () => {
-      const text = payloadFor({ command: Secret.make({ digest: raw }), encrypt: true }, { line: 12, clock: new FakeClock(1700000000 * 1000), encrypter });
+      const text = payloadFor(
+        { command: Secret.make({ digest: raw }), encrypt: true },
+        { line: 12, clock: new FakeClock(1700000000 * 1000), encrypter },
+      );
       const payload = parsePayload(text);
       const plaintext = encrypter.decryptBuffer(payload.command!);
-      expect(plaintext).to.deep.equal(Buffer.concat([Buffer.from('O:15:"App\\Jobs\\Secret":1:{s:6:"digest";s:4:"'), raw, Buffer.from('";}')]));
+      expect(plaintext).to.deep.equal(
+        Buffer.concat([Buffer.from('O:15:"App\\Jobs\\Secret":1:{s:6:"digest";s:4:"'), raw, Buffer.from('";}')]),
+      );
       const command = decodeCommand(payload, encrypter);
       expect(command.get('digest')).to.deep.equal(new PhpBytes(raw));
       expect((toPlain(command) as { digest: unknown }).digest).to.deep.equal(raw);

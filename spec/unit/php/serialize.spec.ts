@@ -3,7 +3,15 @@ import { expect } from 'chai';
 import { SerializeError } from '../../../lib/errors';
 import { serialize, serializeToBuffer } from '../../../lib/php/serialize';
 import { unserialize } from '../../../lib/php/unserialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference, PhpValue } from '../../../lib/php/values';
+import {
+  PhpArray,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpReference,
+  PhpValue,
+} from '../../../lib/php/values';
 
 function fails(value: PhpValue, message: RegExp): void {
   expect(() => serializeToBuffer(value)).to.throw(SerializeError, message);
@@ -42,21 +50,31 @@ describe('serialize', () => {
   describe('bytes', () => {
     it('writes PhpBytes raw; serialize() refuses a result that is not UTF-8, serializeToBuffer() does not', () => {
       const value = PhpArray.list([new PhpBytes(Buffer.from([0xff, 0xfe])), 'ok']);
-      expect(serializeToBuffer(value)).to.deep.equal(Buffer.concat([Buffer.from('a:2:{i:0;s:2:"'), Buffer.from([0xff, 0xfe]), Buffer.from('";i:1;s:2:"ok";}')]));
+      expect(serializeToBuffer(value)).to.deep.equal(
+        Buffer.concat([Buffer.from('a:2:{i:0;s:2:"'), Buffer.from([0xff, 0xfe]), Buffer.from('";i:1;s:2:"ok";}')]),
+      );
       expect(() => serialize(value)).to.throw(SerializeError, /not valid UTF-8.*serializeToBuffer/);
       expect(serialize(new PhpBytes(Buffer.from('é')))).to.equal('s:2:"é";');
     });
 
     it('round-trips a binary PHP string byte for byte', () => {
       // base64 of serialize(["", "é/ü", "a\"b;c\0d", "\xff\xfe", "\xEF\xBB\xBFbom"])
-      const bytes = Buffer.from('YTo1OntpOjA7czowOiIiO2k6MTtzOjU6IsOpL8O8IjtpOjI7czo3OiJhImI7YwBkIjtpOjM7czoyOiL//iI7aTo0O3M6Njoi77u/Ym9tIjt9', 'base64');
+      const bytes = Buffer.from(
+        'YTo1OntpOjA7czowOiIiO2k6MTtzOjU6IsOpL8O8IjtpOjI7czo3OiJhImI7YwBkIjtpOjM7czoyOiL//iI7aTo0O3M6Njoi77u/Ym9tIjt9',
+        'base64',
+      );
       expect(serializeToBuffer(unserialize(bytes))).to.deep.equal(bytes);
     });
   });
 
   describe('arrays and objects', () => {
     it('keeps int keys and integer-like string keys as the model holds them', () => {
-      const value = new PhpArray([[5n, 'a'], ['k', 'b'], [-3n, 'c'], ['07', 'd']]);
+      const value = new PhpArray([
+        [5n, 'a'],
+        ['k', 'b'],
+        [-3n, 'c'],
+        ['07', 'd'],
+      ]);
       expect(serialize(value)).to.equal('a:4:{i:5;s:1:"a";s:1:"k";s:1:"b";i:-3;s:1:"c";s:2:"07";s:1:"d";}');
     });
 
@@ -66,11 +84,16 @@ describe('serialize', () => {
         { name: 'p', visibility: 'protected', value: 1n },
         { name: 'x', visibility: 'public', value: 'child' },
       ]);
-      expect(serialize(child)).to.equal('O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}');
+      expect(serialize(child)).to.equal(
+        'O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}',
+      );
     });
 
     it('refuses a private property without a declaring class, and one mangled name twice', () => {
-      fails(new PhpObject('A', [{ name: 'x', visibility: 'private', value: 1n }]), /private property x of A has no declaringClass/);
+      fails(
+        new PhpObject('A', [{ name: 'x', visibility: 'private', value: 1n }]),
+        /private property x of A has no declaringClass/,
+      );
       fails(
         new PhpObject('A', [
           { name: 'x', visibility: 'protected', value: 1n },
@@ -97,7 +120,9 @@ describe('serialize', () => {
         ['a2', new PhpReference('r', 2, a)],
         ['b2', new PhpReference('r', 3, b)],
       ]);
-      expect(serialize(shared)).to.equal('a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}');
+      expect(serialize(shared)).to.equal(
+        'a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}',
+      );
     });
 
     it('round-trips PHP output with self references and R:', () => {

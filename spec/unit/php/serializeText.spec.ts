@@ -6,7 +6,16 @@ import { expect } from 'chai';
 import { SerializeError } from '../../../lib/errors';
 import { isAscii } from '../../../lib/php/ascii';
 import { serialize, serializeToBuffer } from '../../../lib/php/serialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
+import {
+  PhpArray,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpReference,
+  type PhpProperty,
+  type PhpValue,
+} from '../../../lib/php/values';
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 
@@ -23,7 +32,11 @@ describe('serialize: the text writer', () => {
     it('counts UTF-8 bytes of non-ASCII strings, short and long, wherever the wide character sits', () => {
       for (const length of [0, 1, 22, 23, 24, 25, 63, 200]) {
         for (const wide of ['\u0080', 'é', 'ÿ', '中', '😀', '\u2028']) {
-          for (const s of [wide + 'a'.repeat(length), 'a'.repeat(length) + wide, `${'a'.repeat(length >> 1)}${wide}${'b'.repeat(length >> 1)}`]) {
+          for (const s of [
+            wide + 'a'.repeat(length),
+            'a'.repeat(length) + wide,
+            `${'a'.repeat(length >> 1)}${wide}${'b'.repeat(length >> 1)}`,
+          ]) {
             expect(serialize(s)).to.equal(phpString(s));
             expect(serializeToBuffer(s)).to.deep.equal(Buffer.from(phpString(s), 'utf8'));
           }
@@ -39,7 +52,14 @@ describe('serialize: the text writer', () => {
     it('writes non-ASCII class names, property names, values and array keys with their byte counts', () => {
       const object = new PhpObject('App\\Café', [
         pub('naïve', 'ü'.repeat(30)),
-        { name: 'p', visibility: 'protected', value: new PhpArray([['clé', '😀'], [1n, 'x']]) },
+        {
+          name: 'p',
+          visibility: 'protected',
+          value: new PhpArray([
+            ['clé', '😀'],
+            [1n, 'x'],
+          ]),
+        },
         { name: 'é', visibility: 'private', declaringClass: 'Base', value: null },
       ]);
       expect(serialize(object)).to.equal(
@@ -51,9 +71,17 @@ describe('serialize: the text writer', () => {
 
   describe('raw bytes', () => {
     it('writes PhpBytes inside an object between text on both sides, non-ASCII text included', () => {
-      const object = new PhpObject('J', [pub('before', 'é'), pub('raw', new PhpBytes(Buffer.from([0xff, 0x00, 0xc3]))), pub('after', 'ü/')]);
+      const object = new PhpObject('J', [
+        pub('before', 'é'),
+        pub('raw', new PhpBytes(Buffer.from([0xff, 0x00, 0xc3]))),
+        pub('after', 'ü/'),
+      ]);
       expect(serializeToBuffer(object)).to.deep.equal(
-        Buffer.concat([Buffer.from('O:1:"J":3:{s:6:"before";s:2:"é";s:3:"raw";s:3:"'), Buffer.from([0xff, 0x00, 0xc3]), Buffer.from('";s:5:"after";s:3:"ü/";}')]),
+        Buffer.concat([
+          Buffer.from('O:1:"J":3:{s:6:"before";s:2:"é";s:3:"raw";s:3:"'),
+          Buffer.from([0xff, 0x00, 0xc3]),
+          Buffer.from('";s:5:"after";s:3:"ü/";}'),
+        ]),
       );
       expect(() => serialize(object)).to.throw(SerializeError, /not valid UTF-8/);
     });
@@ -68,7 +96,11 @@ describe('serialize: the text writer', () => {
     it('passes a C: payload through untouched inside an array', () => {
       const value = PhpArray.list([new PhpCustomObject('Legacy', Buffer.from([0x78, 0xfe])), 'é']);
       expect(serializeToBuffer(value)).to.deep.equal(
-        Buffer.concat([Buffer.from('a:2:{i:0;C:6:"Legacy":2:{'), Buffer.from([0x78, 0xfe]), Buffer.from('}i:1;s:2:"é";}')]),
+        Buffer.concat([
+          Buffer.from('a:2:{i:0;C:6:"Legacy":2:{'),
+          Buffer.from([0x78, 0xfe]),
+          Buffer.from('}i:1;s:2:"é";}'),
+        ]),
       );
       expect(() => serialize(value)).to.throw(SerializeError, /not valid UTF-8/);
     });
@@ -82,13 +114,17 @@ describe('serialize: the text writer', () => {
       object.properties[1].name = 'renamed';
       object.properties[1].visibility = 'protected';
       object.properties.push(pub('c', null));
-      expect(serialize(object)).to.equal('O:13:"App\\Jobs\\Same":3:{s:1:"a";s:2:"é";s:10:"\0*\0renamed";s:1:"x";s:1:"c";N;}');
+      expect(serialize(object)).to.equal(
+        'O:13:"App\\Jobs\\Same":3:{s:1:"a";s:2:"é";s:10:"\0*\0renamed";s:1:"x";s:1:"c";N;}',
+      );
     });
 
     it('keeps being right after more distinct names than it remembers', () => {
       for (let i = 0; i < 5000; i++) {
         const name = `p${i}`;
-        expect(serialize(new PhpObject(`C${i}`, [pub(name, null)]))).to.equal(`O:${`C${i}`.length}:"C${i}":1:{s:${name.length}:"${name}";N;}`);
+        expect(serialize(new PhpObject(`C${i}`, [pub(name, null)]))).to.equal(
+          `O:${`C${i}`.length}:"C${i}":1:{s:${name.length}:"${name}";N;}`,
+        );
       }
       expect(serialize(new PhpObject('C1', [pub('p1', 1n)]))).to.equal('O:2:"C1":1:{s:2:"p1";i:1;}');
     });
@@ -104,7 +140,10 @@ describe('serialize: the text writer', () => {
           for (let twice = 0; twice < 2; twice++) {
             fails(new PhpObject(`J${s}`, []), /a class name holds a lone UTF-16 surrogate/);
             fails(new PhpObject('J', [pub(s, null)]), /a property name holds a lone UTF-16 surrogate/);
-            fails(new PhpObject('J', [{ name: 'x', visibility: 'private', declaringClass: s, value: null }]), /a property name holds a lone UTF-16 surrogate/);
+            fails(
+              new PhpObject('J', [{ name: 'x', visibility: 'private', declaringClass: s, value: null }]),
+              /a property name holds a lone UTF-16 surrogate/,
+            );
           }
           fails(new PhpEnum('E', s), /an enum case holds a lone UTF-16 surrogate/);
           fails(new PhpCustomObject(s, Buffer.alloc(0)), /a class name holds a lone UTF-16 surrogate/);
@@ -124,7 +163,9 @@ describe('serialize: the text writer', () => {
 
     it('still counts slots for references and refuses cycles and out-of-range ints', () => {
       const inner = new PhpObject('I', []);
-      expect(serialize(PhpArray.list([inner, new PhpReference('r', 2, inner)]))).to.equal('a:2:{i:0;O:1:"I":0:{}i:1;r:2;}');
+      expect(serialize(PhpArray.list([inner, new PhpReference('r', 2, inner)]))).to.equal(
+        'a:2:{i:0;O:1:"I":0:{}i:1;r:2;}',
+      );
       // an object inside itself is the same object met again: `r:` to its slot, as PHP writes `$o->me = $o`
       const self = new PhpObject('S', []);
       self.properties.push(pub('me', self));

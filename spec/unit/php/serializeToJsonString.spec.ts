@@ -8,11 +8,25 @@ import { expect } from 'chai';
 import { phpJsonEncode } from '../../../lib/payload/json';
 import { formatPhpFloat } from '../../../lib/php/float';
 import { serialize, serializeToJsonString } from '../../../lib/php/serialize';
-import { PhpArray, PhpBytes, PhpCustomObject, PhpEnum, PhpObject, PhpReference, type PhpProperty, type PhpValue } from '../../../lib/php/values';
+import {
+  PhpArray,
+  PhpBytes,
+  PhpCustomObject,
+  PhpEnum,
+  PhpObject,
+  PhpReference,
+  type PhpProperty,
+  type PhpValue,
+} from '../../../lib/php/values';
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 const prot = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'protected', value });
-const priv = (name: string, declaringClass: string, value: PhpValue): PhpProperty => ({ name, visibility: 'private', declaringClass, value });
+const priv = (name: string, declaringClass: string, value: PhpValue): PhpProperty => ({
+  name,
+  visibility: 'private',
+  declaringClass,
+  value,
+});
 
 /** The outcome of a writer: its text, or the error's class and message. */
 function outcome(write: () => string): string {
@@ -26,11 +40,20 @@ function outcome(write: () => string): string {
 /** serializeToJsonString against the long way, twice, so the second goes through what the first remembered. */
 function same(value: PhpValue, label = ''): string {
   const expected = outcome(() => phpJsonEncode(serialize(value)));
-  for (let twice = 0; twice < 2; twice++) expect(outcome(() => serializeToJsonString(value)), label).to.equal(expected);
+  for (let twice = 0; twice < 2; twice++)
+    expect(
+      outcome(() => serializeToJsonString(value)),
+      label,
+    ).to.equal(expected);
   return expected;
 }
 
-const mangled = (p: PhpProperty) => (p.visibility === 'public' ? p.name : p.visibility === 'protected' ? `\0*\0${p.name}` : `\0${p.declaringClass}\0${p.name}`);
+const mangled = (p: PhpProperty) =>
+  p.visibility === 'public'
+    ? p.name
+    : p.visibility === 'protected'
+      ? `\0*\0${p.name}`
+      : `\0${p.declaringClass}\0${p.name}`;
 
 /** PHP's serialize() of valid text values, written out the slow way with nothing remembered. */
 function reference(value: PhpValue): string {
@@ -51,14 +74,32 @@ function reference(value: PhpValue): string {
 }
 
 /** json_encode(JSON_UNESCAPED_UNICODE) of a valid string, by JSON.stringify and the two differences. */
-const jsonReference = (s: string) => JSON.stringify(s).replace(/[/\u2028\u2029]/g, (c) => (c === '/' ? '\\/' : `\\u${c.charCodeAt(0).toString(16)}`));
+const jsonReference = (s: string) =>
+  JSON.stringify(s).replace(/[/\u2028\u2029]/g, (c) => (c === '/' ? '\\/' : `\\u${c.charCodeAt(0).toString(16)}`));
 
 /** same(), and the text the reference writers give. */
 function exact(value: PhpValue, label = ''): void {
   expect(same(value, label), label).to.equal(jsonReference(reference(value)));
 }
 
-const SPECIAL = ['/', '"', '\\', '\u2028', '\u2029', 'é', '\u0080', '中', '😀', '\x7f', '\0', '\n', '\t', '\x1f', '</script>', ''];
+const SPECIAL = [
+  '/',
+  '"',
+  '\\',
+  '\u2028',
+  '\u2029',
+  'é',
+  '\u0080',
+  '中',
+  '😀',
+  '\x7f',
+  '\0',
+  '\n',
+  '\t',
+  '\x1f',
+  '</script>',
+  '',
+];
 
 describe('serializeToJsonString', () => {
   it('escapes every special character in string values, short and long, as json_encode escapes the serialized text', () => {
@@ -66,17 +107,31 @@ describe('serializeToJsonString', () => {
       for (const length of [0, 1, 23, 24, 63, 64, 65, 200]) {
         const s = `${'a'.repeat(length >> 1)}${c}${'b'.repeat(length >> 1)}`;
         exact(s, JSON.stringify(s));
-        exact(new PhpObject('App\\Jobs\\Esc', [pub('v', s), prot('w', c + s), priv('x', 'App\\Base', s + c)]), JSON.stringify(s));
+        exact(
+          new PhpObject('App\\Jobs\\Esc', [pub('v', s), prot('w', c + s), priv('x', 'App\\Base', s + c)]),
+          JSON.stringify(s),
+        );
       }
     }
-    expect(serializeToJsonString(new PhpObject('A/B', [pub('p/q', 'x/é\u2028')]))).to.equal('"O:3:\\"A\\/B\\":1:{s:3:\\"p\\/q\\";s:7:\\"x\\/é\\u2028\\";}"');
+    expect(serializeToJsonString(new PhpObject('A/B', [pub('p/q', 'x/é\u2028')]))).to.equal(
+      '"O:3:\\"A\\/B\\":1:{s:3:\\"p\\/q\\";s:7:\\"x\\/é\\u2028\\";}"',
+    );
   });
 
   it('escapes class names, property names, array keys and enum cases that need it', () => {
     for (const c of SPECIAL) {
       const name = `N${c}`;
-      exact(new PhpObject(`App\\${name}`, [pub(name, null), prot(name, 1n), priv(name, `Base${c}`, true)]), JSON.stringify(name));
-      exact(new PhpArray([[name, name], [7n, PhpArray.list([name])]]), JSON.stringify(name));
+      exact(
+        new PhpObject(`App\\${name}`, [pub(name, null), prot(name, 1n), priv(name, `Base${c}`, true)]),
+        JSON.stringify(name),
+      );
+      exact(
+        new PhpArray([
+          [name, name],
+          [7n, PhpArray.list([name])],
+        ]),
+        JSON.stringify(name),
+      );
       same(new PhpEnum(`App\\Suit${c}`, `Hearts${c}`), JSON.stringify(name));
     }
   });
@@ -92,7 +147,13 @@ describe('serializeToJsonString', () => {
         pub('inner', inner),
         pub('again', new PhpReference('r', 9, inner)),
         pub('ref', new PhpReference('R', 2)),
-        pub('map', new PhpArray([['x', new PhpArray([[1n, new PhpArray()]])], [5n, 'y']])),
+        pub(
+          'map',
+          new PhpArray([
+            ['x', new PhpArray([[1n, new PhpArray()]])],
+            [5n, 'y'],
+          ]),
+        ),
       ]),
     );
   });
@@ -103,7 +164,9 @@ describe('serializeToJsonString', () => {
     same(new PhpObject('J', [pub('raw', new PhpBytes(Buffer.from([0xc3]))), pub('after', '\ud800')]));
     same(PhpArray.list([new PhpCustomObject('Legacy', Buffer.from('ok/"')), 'é']));
     same(PhpArray.list([new PhpCustomObject('Legacy', Buffer.from([0xfe]))]));
-    expect(same(new PhpObject('J', [pub('a', new PhpBytes(Buffer.from([0xff])))]))).to.match(/^SerializeError: .*not valid UTF-8/);
+    expect(same(new PhpObject('J', [pub('a', new PhpBytes(Buffer.from([0xff])))]))).to.match(
+      /^SerializeError: .*not valid UTF-8/,
+    );
   });
 
   it('throws what serialize throws: lone surrogates, twice-written names, cycles, ints out of range, non-PHP values', () => {
@@ -149,7 +212,8 @@ describe('serializeToJsonString', () => {
       for (const props of shapes) {
         const label = JSON.stringify(props.map((p) => [p.name, p.visibility, p.declaringClass]));
         // a name written twice is an error, which the reference writer does not know of
-        if (new Set(props.map(mangled)).size < props.length) expect(same(new PhpObject('App\\Jobs\\Shape', props), label)).to.match(/appears twice/);
+        if (new Set(props.map(mangled)).size < props.length)
+          expect(same(new PhpObject('App\\Jobs\\Shape', props), label)).to.match(/appears twice/);
         else exact(new PhpObject('App\\Jobs\\Shape', props), label);
       }
     }
@@ -172,8 +236,13 @@ describe('serializeToJsonString', () => {
       const name = i % 3 === 0 ? `p${i}/é` : `p${i}`;
       exact(new PhpObject(`App\\C${i}`, [pub(name, i % 2 === 0 ? null : `v${i}/`), prot('shared', BigInt(i))]));
     }
-    for (let i = 0; i < 5000; i += 997) exact(new PhpObject(`App\\C${i}`, [pub(`p${i}`, 'again'), prot('shared', null)]));
-    const wide = (n: number, value: PhpValue) => new PhpObject('App\\Wide', Array.from({ length: n }, (_, i) => pub(`w${i}`, i === n - 1 ? value : null)));
+    for (let i = 0; i < 5000; i += 997)
+      exact(new PhpObject(`App\\C${i}`, [pub(`p${i}`, 'again'), prot('shared', null)]));
+    const wide = (n: number, value: PhpValue) =>
+      new PhpObject(
+        'App\\Wide',
+        Array.from({ length: n }, (_, i) => pub(`w${i}`, i === n - 1 ? value : null)),
+      );
     for (const n of [63, 64, 65, 200]) {
       exact(wide(n, 'é/'));
       exact(wide(n, 7n));

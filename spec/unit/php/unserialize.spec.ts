@@ -19,14 +19,18 @@ describe('unserialize', () => {
 
     it('reads ints as exact bigints, including the 64-bit limits', () => {
       // serialize([0, -1, PHP_INT_MAX, PHP_INT_MIN, 9007199254740993])
-      const v = unserialize('a:5:{i:0;i:0;i:1;i:-1;i:2;i:9223372036854775807;i:3;i:-9223372036854775808;i:4;i:9007199254740993;}');
+      const v = unserialize(
+        'a:5:{i:0;i:0;i:1;i:-1;i:2;i:9223372036854775807;i:3;i:-9223372036854775808;i:4;i:9007199254740993;}',
+      );
       expect(list(v)).to.deep.equal([0n, -1n, 9223372036854775807n, -9223372036854775808n, 9007199254740993n]);
     });
 
     it('reads floats as numbers, keeping d:2 apart from i:2', () => {
       // serialize([2.0, -0.0, 0.1, 1e25, 1.5e-7, NAN, INF, -INF, 1e15, 123456789012345678.0])
       const v = list(
-        unserialize('a:10:{i:0;d:2;i:1;d:-0;i:2;d:0.1;i:3;d:1.0E+25;i:4;d:1.5E-7;i:5;d:NAN;i:6;d:INF;i:7;d:-INF;i:8;d:1000000000000000;i:9;d:1.2345678901234568E+17;}'),
+        unserialize(
+          'a:10:{i:0;d:2;i:1;d:-0;i:2;d:0.1;i:3;d:1.0E+25;i:4;d:1.5E-7;i:5;d:NAN;i:6;d:INF;i:7;d:-INF;i:8;d:1000000000000000;i:9;d:1.2345678901234568E+17;}',
+        ),
       );
       expect(v[0]).to.be.a('number').and.equal(2);
       expect(Object.is(v[1], -0)).to.equal(true);
@@ -46,7 +50,10 @@ describe('unserialize', () => {
 
     it('gives PhpBytes for invalid UTF-8 and keeps a byte-order mark', () => {
       // base64 of serialize(["", "é/ü", "a\"b;c\0d", "\xff\xfe", "\xEF\xBB\xBFbom"])
-      const bytes = Buffer.from('YTo1OntpOjA7czowOiIiO2k6MTtzOjU6IsOpL8O8IjtpOjI7czo3OiJhImI7YwBkIjtpOjM7czoyOiL//iI7aTo0O3M6Njoi77u/Ym9tIjt9', 'base64');
+      const bytes = Buffer.from(
+        'YTo1OntpOjA7czowOiIiO2k6MTtzOjU6IsOpL8O8IjtpOjI7czo3OiJhImI7YwBkIjtpOjM7czoyOiL//iI7aTo0O3M6Njoi77u/Ym9tIjt9',
+        'base64',
+      );
       const v = list(unserialize(bytes));
       expect(v[3]).to.be.instanceOf(PhpBytes);
       expect((v[3] as PhpBytes).bytes).to.deep.equal(Buffer.from([0xff, 0xfe]));
@@ -72,7 +79,9 @@ describe('unserialize', () => {
   describe('objects', () => {
     it('demangles public, protected and private names with the declaring class', () => {
       // class Base { private $x = 'base'; protected $p = 1; } class Child extends Base { public $x = 'child'; }
-      const v = unserialize('O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}') as PhpObject;
+      const v = unserialize(
+        'O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}',
+      ) as PhpObject;
       expect(v.className).to.equal('Child');
       expect(v.properties).to.deep.equal([
         { name: 'x', visibility: 'private', declaringClass: 'Base', value: 'base' },
@@ -97,7 +106,9 @@ describe('unserialize', () => {
   describe('references', () => {
     it('numbers slots as PHP does: r: takes a slot, keys do not', () => {
       // $a = new stdClass; $b = new stdClass; serialize(['a'=>$a, 'b'=>$b, 'a2'=>$a, 'b2'=>$b])
-      const v = unserialize('a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}') as PhpArray;
+      const v = unserialize(
+        'a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}',
+      ) as PhpArray;
       const a2 = v.entries.get('a2') as PhpReference;
       const b2 = v.entries.get('b2') as PhpReference;
       expect(a2).to.deep.include({ kind: 'r', index: 2 });
@@ -110,7 +121,9 @@ describe('unserialize', () => {
 
     it('resolves self references and R: references, where R: takes no slot', () => {
       // $o = new stdClass; $o->self = $o; $o->list = [1, 2]; $o->alias = &$o->list;
-      const o = unserialize('O:8:"stdClass":3:{s:4:"self";r:1;s:4:"list";a:2:{i:0;i:1;i:1;i:2;}s:5:"alias";R:3;}') as PhpObject;
+      const o = unserialize(
+        'O:8:"stdClass":3:{s:4:"self";r:1;s:4:"list";a:2:{i:0;i:1;i:1;i:2;}s:5:"alias";R:3;}',
+      ) as PhpObject;
       expect((o.get('self') as PhpReference).target).to.equal(o);
       expect((o.get('alias') as PhpReference).kind).to.equal('R');
       expect((o.get('alias') as PhpReference).target).to.equal(o.get('list'));
@@ -124,8 +137,18 @@ describe('unserialize', () => {
     const cases: [string, string | Buffer, RegExp, number][] = [
       ['an empty input', '', /expected a value .* input ended/, 0],
       ['a truncated string', 's:5:"abc', /string of 5 byte\(s\) runs past the end/, 5],
-      ['a string shorter than its length', 's:2:"abc";', /expected '"' after 2 byte\(s\) of a string \(wrong length\?\), found 'c'/, 7],
-      ['a string longer than its length', 's:4:"ab";', /expected '"' after 4 byte\(s\) of a string \(wrong length\?\), found the end/, 9],
+      [
+        'a string shorter than its length',
+        's:2:"abc";',
+        /expected '"' after 2 byte\(s\) of a string \(wrong length\?\), found 'c'/,
+        7,
+      ],
+      [
+        'a string longer than its length',
+        's:4:"ab";',
+        /expected '"' after 4 byte\(s\) of a string \(wrong length\?\), found the end/,
+        9,
+      ],
       ['an unknown type letter', 'x:1;', /unknown type letter 'x'/, 0],
       ['a nested unknown type letter', 'a:1:{i:0;Q;}', /unknown type letter 'Q'/, 9],
       ['trailing bytes', 'N;N;', /end of the input .* 2 trailing byte/, 2],
@@ -143,9 +166,19 @@ describe('unserialize', () => {
       ['a back-reference to slot 0', 'a:1:{i:0;R:0;}', /R:0 refers to no earlier value/, 9],
       ['r: pointing at a non-object', 'a:2:{i:0;i:7;i:1;r:2;}', /r:2 must refer to an object/, 17],
       ['a corrupt mangled name', 'O:8:"stdClass":1:{s:3:"\0ab";i:1;}', /malformed mangled property name/, 18],
-      ['a property key that is neither a name nor an integer', 'O:8:"stdClass":1:{b:1;i:1;}', /expected a property name \(s\) or an integer key \(i\), found 'b'/, 18],
+      [
+        'a property key that is neither a name nor an integer',
+        'O:8:"stdClass":1:{b:1;i:1;}',
+        /expected a property name \(s\) or an integer key \(i\), found 'b'/,
+        18,
+      ],
       ['an integer key that is not an integer', 'O:8:"stdClass":1:{i:x;i:1;}', /expected an integer, found "x"/, 20],
-      ['an integer key next to the same name', 'O:11:"ArrayObject":2:{s:1:"0";i:1;i:0;i:2;}', /duplicate property "0" in ArrayObject/, 34],
+      [
+        'an integer key next to the same name',
+        'O:11:"ArrayObject":2:{s:1:"0";i:1;i:0;i:2;}',
+        /duplicate property "0" in ArrayObject/,
+        34,
+      ],
       ['an enum without a case', 'E:3:"Foo";', /expected "Class:Case"/, 5],
       ['a class name that is not UTF-8', Buffer.from('O:1:"\xff":0:{}', 'latin1'), /class name is not valid UTF-8/, 5],
     ];

@@ -34,7 +34,17 @@ describe('unserialize fast paths', () => {
       const job = unserialize(NOOP) as PhpObject;
       expect(job.className).to.equal('App\\Jobs\\BenchNoop');
       expect(job.properties.map((p) => p.name)).to.deep.equal([
-        'n', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'job',
+        'n',
+        'connection',
+        'queue',
+        'chainConnection',
+        'chainQueue',
+        'chainCatchCallbacks',
+        'delay',
+        'afterCommit',
+        'middleware',
+        'chained',
+        'job',
       ]);
       expect(job.properties[0]).to.deep.equal({ name: 'n', visibility: 'public', value: 0n });
       expect(Object.keys(job.properties[0])).to.deep.equal(['name', 'visibility', 'value']);
@@ -50,12 +60,24 @@ describe('unserialize fast paths', () => {
 
     it('reports truncated input at the byte where reading stopped', () => {
       expectError(NOOP.slice(0, 10), 'a class name of 18 byte(s) runs past the end of the input (4 left)', 6);
-      expectError(NOOP.slice(0, 31), "expected ':' before the length of a property name, found the end of the input", 31);
-      expectError(NOOP.slice(0, 36), "expected '\"' after 1 byte(s) of a property name (wrong length?), found the end of the input", 36);
+      expectError(
+        NOOP.slice(0, 31),
+        "expected ':' before the length of a property name, found the end of the input",
+        31,
+      );
+      expectError(
+        NOOP.slice(0, 36),
+        "expected '\"' after 1 byte(s) of a property name (wrong length?), found the end of the input",
+        36,
+      );
       expectError(NOOP.slice(0, 40), "expected ';' to end an int, but the input ended", 40);
       expectError(NOOP.slice(0, 44), 'expected the length of a property name (digits), found the end of the input', 44);
       expectError(NOOP.slice(0, 180), 'a property name of 11 byte(s) runs past the end of the input (10 left)', 170);
-      expectError(NOOP.slice(0, -1), "expected '}' to close an object of 11 properties, found the end of the input", 241);
+      expectError(
+        NOOP.slice(0, -1),
+        "expected '}' to close an object of 11 properties, found the end of the input",
+        241,
+      );
     });
   });
 
@@ -70,10 +92,22 @@ describe('unserialize fast paths', () => {
 
     it('rejects a length counted in chars instead of bytes, at the byte where the quote was expected', () => {
       expectError('s:1:"é";', "expected '\"' after 1 byte(s) of a string (wrong length?), found byte 0xa9", 6);
-      expectError('O:8:"stdClass":1:{s:1:"n";s:1:"é";}', "expected '\"' after 1 byte(s) of a string (wrong length?), found byte 0xa9", 32);
-      expectError('O:18:"App\\Jobs\\BenchNoop":1:{s:1:"n";s:2:"😀";}', "expected '\"' after 2 byte(s) of a string (wrong length?), found byte 0x98", 44);
+      expectError(
+        'O:8:"stdClass":1:{s:1:"n";s:1:"é";}',
+        "expected '\"' after 1 byte(s) of a string (wrong length?), found byte 0xa9",
+        32,
+      );
+      expectError(
+        'O:18:"App\\Jobs\\BenchNoop":1:{s:1:"n";s:2:"😀";}',
+        "expected '\"' after 2 byte(s) of a string (wrong length?), found byte 0x98",
+        44,
+      );
       expectError('s:3:"é";', "expected '\"' after 3 byte(s) of a string (wrong length?), found ';'", 8);
-      expectError('O:5:"Clašš":1:{s:4:"náme";i:1;}', "expected '\"' after 5 byte(s) of a class name (wrong length?), found byte 0xc5", 10);
+      expectError(
+        'O:5:"Clašš":1:{s:4:"náme";i:1;}',
+        "expected '\"' after 5 byte(s) of a class name (wrong length?), found byte 0xc5",
+        10,
+      );
     });
 
     it('decodes non-ASCII class names, property names, array keys and enum cases', () => {
@@ -87,11 +121,15 @@ describe('unserialize fast paths', () => {
     it('gives the same result for a string and for its UTF-8 bytes', () => {
       const text = 'a:3:{i:0;s:9:"Zoë 😀";s:2:"é";O:8:"stdClass":1:{s:5:"\0*\0é";s:0:"";}i:1;C:3:"Foo":2:{é}}';
       expect(unserialize(text)).to.deep.equal(unserialize(Buffer.from(text)));
-      expect((unserialize(text) as PhpArray).entries.get(1n)).to.deep.equal(new PhpCustomObject('Foo', Buffer.from('é')));
+      expect((unserialize(text) as PhpArray).entries.get(1n)).to.deep.equal(
+        new PhpCustomObject('Foo', Buffer.from('é')),
+      );
     });
 
     it('keeps bytes that are not UTF-8 as PhpBytes and reads the ASCII after them', () => {
-      const v = unserialize(Buffer.from('a:3:{i:0;s:2:"\xff\xfe";i:1;s:3:"abc";i:2;s:2:"\xc3\xa9";}', 'latin1')) as PhpArray;
+      const v = unserialize(
+        Buffer.from('a:3:{i:0;s:2:"\xff\xfe";i:1;s:3:"abc";i:2;s:2:"\xc3\xa9";}', 'latin1'),
+      ) as PhpArray;
       expect(v.entries.get(0n)).to.deep.equal(new PhpBytes(Buffer.from([0xff, 0xfe])));
       expect(v.entries.get(1n)).to.equal('abc');
       expect(v.entries.get(2n)).to.equal('é');
@@ -106,7 +144,11 @@ describe('unserialize fast paths', () => {
 
     it('reads a real U+FFFD but still rejects a lone surrogate after one', () => {
       expect(unserialize('s:3:"\uFFFD";')).to.equal('\uFFFD');
-      expectError('a:2:{i:0;s:3:"\uFFFD";i:1;s:3:"\uD800";}', 'input string holds a lone UTF-16 surrogate, which has no UTF-8 bytes', 28);
+      expectError(
+        'a:2:{i:0;s:3:"\uFFFD";i:1;s:3:"\uD800";}',
+        'input string holds a lone UTF-16 surrogate, which has no UTF-8 bytes',
+        28,
+      );
     });
   });
 
@@ -138,11 +180,14 @@ describe('unserialize fast paths', () => {
   });
 
   describe('duplicate property names', () => {
-    const props = (n: number) => Array.from({ length: n }, (_, i) => `s:2:"p${String.fromCharCode(97 + i)}";i:${i};`).join('');
+    const props = (n: number) =>
+      Array.from({ length: n }, (_, i) => `s:2:"p${String.fromCharCode(97 + i)}";i:${i};`).join('');
 
     it('tells names apart by visibility and declaring class in small and large objects', () => {
       for (const filler of [0, 20]) {
-        const o = unserialize(`O:1:"C":${filler + 4}:{${props(filler)}s:4:"\0*\0x";i:1;s:1:"x";i:2;s:4:"\0A\0x";i:3;s:4:"\0B\0x";i:4;}`) as PhpObject;
+        const o = unserialize(
+          `O:1:"C":${filler + 4}:{${props(filler)}s:4:"\0*\0x";i:1;s:1:"x";i:2;s:4:"\0A\0x";i:3;s:4:"\0B\0x";i:4;}`,
+        ) as PhpObject;
         expect(o.properties.slice(filler)).to.deep.equal([
           { name: 'x', visibility: 'protected', value: 1n },
           { name: 'x', visibility: 'public', value: 2n },
@@ -165,7 +210,12 @@ describe('unserialize fast paths', () => {
 // The reader remembers each class's property names by position and reuses them when the same name comes
 // again; a name that changed, moved or lost its mangling must be read afresh every time.
 describe('unserialize: property names remembered per class', () => {
-  const props = (input: string) => (unserialize(input) as PhpObject).properties.map(({ name, visibility, declaringClass }) => ({ name, visibility, declaringClass }));
+  const props = (input: string) =>
+    (unserialize(input) as PhpObject).properties.map(({ name, visibility, declaringClass }) => ({
+      name,
+      visibility,
+      declaringClass,
+    }));
 
   it('reads a class whose names change between payloads as each payload says', () => {
     expect(props('O:1:"K":2:{s:1:"a";i:1;s:1:"b";i:2;}')).to.deep.equal([
@@ -181,7 +231,9 @@ describe('unserialize: property names remembered per class', () => {
       { name: 'b', visibility: 'public', declaringClass: undefined },
       { name: 'é', visibility: 'public', declaringClass: undefined },
     ]);
-    expect(props('O:1:"K":1:{s:1:"a";i:1;}')).to.deep.equal([{ name: 'a', visibility: 'public', declaringClass: undefined }]);
+    expect(props('O:1:"K":1:{s:1:"a";i:1;}')).to.deep.equal([
+      { name: 'a', visibility: 'public', declaringClass: undefined },
+    ]);
   });
 
   it('still finds a duplicate property and a malformed name when the names were seen before', () => {

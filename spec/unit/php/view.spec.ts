@@ -22,7 +22,10 @@ describe('toPlain', () => {
   it('gives JS arrays for lists and plain objects for other arrays', () => {
     expect(toPlain(unserialize('a:2:{i:0;s:1:"a";i:1;a:0:{}}'))).to.deep.equal(['a', []]);
     expect(toPlain(unserialize('a:2:{i:1;s:1:"a";i:0;s:1:"b";}'))).to.deep.equal({ 1: 'a', 0: 'b' });
-    expect(toPlain(unserialize('a:2:{s:4:"plan";s:3:"pro";s:5:"seats";i:3;}'))).to.deep.equal({ plan: 'pro', seats: 3 });
+    expect(toPlain(unserialize('a:2:{s:4:"plan";s:3:"pro";s:5:"seats";i:3;}'))).to.deep.equal({
+      plan: 'pro',
+      seats: 3,
+    });
   });
 
   it('keeps a "__proto__" key as an ordinary property', () => {
@@ -47,9 +50,13 @@ describe('toPlain', () => {
 
   it('lets a public property win a name clash and keeps the other in shadowedPropertiesOf', () => {
     // class Base { private $x = 'base'; protected $p = 1; } class Child extends Base { public $x = 'child'; }
-    const plain = toPlain(unserialize('O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}'));
+    const plain = toPlain(
+      unserialize('O:5:"Child":3:{s:7:"\0Base\0x";s:4:"base";s:4:"\0*\0p";i:1;s:1:"x";s:5:"child";}'),
+    );
     expect(plain).to.deep.equal({ x: 'child', p: 1 });
-    expect(shadowedPropertiesOf(plain)).to.deep.equal([{ name: 'x', visibility: 'private', declaringClass: 'Base', value: 'base' }]);
+    expect(shadowedPropertiesOf(plain)).to.deep.equal([
+      { name: 'x', visibility: 'private', declaringClass: 'Base', value: 'base' },
+    ]);
   });
 
   it('gives the first of two non-public clashing properties the name', () => {
@@ -71,14 +78,18 @@ describe('toPlain', () => {
   });
 
   it('gives the same JS object for r: back-references', () => {
-    const plain = toPlain(unserialize('a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}')) as Record<string, unknown>;
+    const plain = toPlain(
+      unserialize('a:4:{s:1:"a";O:8:"stdClass":0:{}s:1:"b";O:8:"stdClass":0:{}s:2:"a2";r:2;s:2:"b2";r:3;}'),
+    ) as Record<string, unknown>;
     expect(plain.a2).to.equal(plain.a);
     expect(plain.b2).to.equal(plain.b);
     expect(plain.a).to.not.equal(plain.b);
   });
 
   it('resolves cycles and R: references without recursing forever', () => {
-    const plain = toPlain(unserialize('O:8:"stdClass":3:{s:4:"self";r:1;s:4:"list";a:2:{i:0;i:1;i:1;i:2;}s:5:"alias";R:3;}')) as Record<string, unknown>;
+    const plain = toPlain(
+      unserialize('O:8:"stdClass":3:{s:4:"self";r:1;s:4:"list";a:2:{i:0;i:1;i:1;i:2;}s:5:"alias";R:3;}'),
+    ) as Record<string, unknown>;
     expect(plain.self).to.equal(plain);
     expect(plain.alias).to.equal(plain.list);
     expect(plain.list).to.deep.equal([1, 2]);

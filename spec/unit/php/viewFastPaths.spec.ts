@@ -54,13 +54,26 @@ describe('toPlain fast paths', () => {
     });
     expect(phpClassOf(plain)).to.equal('C');
 
-    const map = toPlain(unserialize('a:3:{s:1:"k";i:1;s:8:"toString";i:2;s:9:"__proto__";i:3;}')) as Record<string, unknown>;
+    const map = toPlain(unserialize('a:3:{s:1:"k";i:1;s:8:"toString";i:2;s:9:"__proto__";i:3;}')) as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(map)).to.equal(Object.prototype);
-    expect(descriptors(map)).to.deep.equal({ k: { value: 1, ...DATA }, toString: { value: 2, ...DATA }, ['__proto__']: { value: 3, ...DATA } });
+    expect(descriptors(map)).to.deep.equal({
+      k: { value: 1, ...DATA },
+      toString: { value: 2, ...DATA },
+      ['__proto__']: { value: 3, ...DATA },
+    });
   });
 
   it('lets a later int key overwrite the same string key in place, as defineProperty did', () => {
-    const map = toPlain(new PhpArray([['1', 'string key'], ['b', 2n], [1n, 'int key']])) as Record<string, unknown>;
+    const map = toPlain(
+      new PhpArray([
+        ['1', 'string key'],
+        ['b', 2n],
+        [1n, 'int key'],
+      ]),
+    ) as Record<string, unknown>;
     expect(Object.keys(map)).to.deep.equal(['1', 'b']);
     expect(map['1']).to.equal('int key');
   });
@@ -94,10 +107,21 @@ describe('toPlain fast paths', () => {
     ]);
     const plain = toPlain(object) as Record<string, unknown>;
     expect(Object.keys(plain)).to.deep.equal(['p', 'x', 'y']);
-    expect(descriptors(plain)).to.deep.equal({ p: { value: { k: 1 }, ...DATA }, x: { value: 'child', ...DATA }, y: { value: { k: 1 }, ...DATA } });
+    expect(descriptors(plain)).to.deep.equal({
+      p: { value: { k: 1 }, ...DATA },
+      x: { value: 'child', ...DATA },
+      y: { value: { k: 1 }, ...DATA },
+    });
     expect(plain.p).to.equal(plain.y);
-    expect(shadowedPropertiesOf(plain)).to.deep.equal([{ name: 'x', visibility: 'private', declaringClass: 'Base', value: Buffer.from([0xff]) }]);
-    expect(Object.keys(shadowedPropertiesOf(plain)[0])).to.deep.equal(['name', 'visibility', 'declaringClass', 'value']);
+    expect(shadowedPropertiesOf(plain)).to.deep.equal([
+      { name: 'x', visibility: 'private', declaringClass: 'Base', value: Buffer.from([0xff]) },
+    ]);
+    expect(Object.keys(shadowedPropertiesOf(plain)[0])).to.deep.equal([
+      'name',
+      'visibility',
+      'declaringClass',
+      'value',
+    ]);
   });
 
   it('keeps the first of two same-named properties when neither is public, even with a self reference', () => {
@@ -110,7 +134,9 @@ describe('toPlain fast paths', () => {
     const plain = toPlain(object) as Record<string, unknown>;
     expect(Object.keys(plain)).to.deep.equal(['a', 'x']);
     expect(plain.x).to.equal(plain);
-    expect(shadowedPropertiesOf(plain)).to.deep.equal([{ name: 'x', visibility: 'private', declaringClass: 'B', value: 2 }]);
+    expect(shadowedPropertiesOf(plain)).to.deep.equal([
+      { name: 'x', visibility: 'private', declaringClass: 'B', value: 2 },
+    ]);
   });
 
   it('throws for an unresolved reference after a clash as before', () => {

@@ -7,10 +7,27 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 const LIB = join(__dirname, '..', '..', '..', 'lib');
-const PRIVATE = ['pipelineIndex', 'inTransaction', 'commandQueue', 'offlineQueue', 'prevCommandQueue', 'prevCondition', 'manuallyClosing', '_transactions', '_queue', '_result', 'replyPending', 'retryAttempts', 'connectionPool', 'scriptsSet'];
+const PRIVATE = [
+  'pipelineIndex',
+  'inTransaction',
+  'commandQueue',
+  'offlineQueue',
+  'prevCommandQueue',
+  'prevCondition',
+  'manuallyClosing',
+  '_transactions',
+  '_queue',
+  '_result',
+  'replyPending',
+  'retryAttempts',
+  'connectionPool',
+  'scriptsSet',
+];
 
 function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 // A file's code with its line comments removed.
@@ -24,12 +41,14 @@ function codeOf(file: string): string {
 const relative = (file: string): string => file.slice(LIB.length + 1);
 
 describe('ioredis through its public API only', () => {
-  it('no file under lib/ reaches a connection\'s socket or corks it', () => {
-    const found = tsFiles(LIB).filter((file) => /\.stream\b|\.(un)?cork\(/.test(codeOf(file))).map(relative);
+  it("no file under lib/ reaches a connection's socket or corks it", () => {
+    const found = tsFiles(LIB)
+      .filter((file) => /\.stream\b|\.(un)?cork\(/.test(codeOf(file)))
+      .map(relative);
     expect(found).to.deep.equal([]);
   });
 
-  it('no file that uses ioredis writes Redis\' protocol by hand (CRLF-framed text)', () => {
+  it("no file that uses ioredis writes Redis' protocol by hand (CRLF-framed text)", () => {
     const found = tsFiles(LIB)
       .filter((file) => file.includes(join('lib', 'redis')) || codeOf(file).includes("from 'ioredis'"))
       .filter((file) => codeOf(file).includes('\\r\\n'))
@@ -44,8 +63,10 @@ describe('ioredis through its public API only', () => {
         .split('\n')
         .map((line) => line.replace(/\/\/.*$/, ''))
         .join('\n');
-      for (const name of PRIVATE) if (new RegExp(`\\.${name}\\b`).test(code)) found.push(`${file.slice(LIB.length + 1)}: .${name}`);
-      if (code.includes("from 'ioredis'") && /Object\.create\(/.test(code)) found.push(`${file.slice(LIB.length + 1)}: Object.create`);
+      for (const name of PRIVATE)
+        if (new RegExp(`\\.${name}\\b`).test(code)) found.push(`${file.slice(LIB.length + 1)}: .${name}`);
+      if (code.includes("from 'ioredis'") && /Object\.create\(/.test(code))
+        found.push(`${file.slice(LIB.length + 1)}: Object.create`);
     }
     expect(found).to.deep.equal([]);
   });

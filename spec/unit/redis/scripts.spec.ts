@@ -15,9 +15,17 @@ describe('scripts', () => {
   });
 
   it("reads the single pop's reply: Laravel's {job, reserved}, {false, false} when empty, {job, false, reason} when quarantined", () => {
-    expect(popReply(['{"attempts":0}', '{"attempts":1}'])).to.deep.equal({ kind: 'reserved', job: '{"attempts":0}', reserved: '{"attempts":1}' });
+    expect(popReply(['{"attempts":0}', '{"attempts":1}'])).to.deep.equal({
+      kind: 'reserved',
+      job: '{"attempts":0}',
+      reserved: '{"attempts":1}',
+    });
     expect(popReply([null, null])).to.deep.equal({ kind: 'empty' });
-    expect(popReply(['oops', null, 'Expected value but found invalid token'])).to.deep.equal({ kind: 'invalid', job: 'oops', reason: 'Expected value but found invalid token' });
+    expect(popReply(['oops', null, 'Expected value but found invalid token'])).to.deep.equal({
+      kind: 'invalid',
+      job: 'oops',
+      reason: 'Expected value but found invalid token',
+    });
   });
 
   it("reads the batch pop's flat triples in list order", () => {

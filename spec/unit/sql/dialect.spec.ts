@@ -2,7 +2,15 @@
 // duplicate-key detection, and the exact statements of the failed_jobs and cache tables (the text the
 // failed-job and cache stores wrote before they shared this layer).
 import { expect } from 'chai';
-import { cacheTableSql, deleteChunkSql, failedJobsTableSql, indexName, isUniqueViolation, placeholder, quoteIdentifier } from '../../../lib/sql';
+import {
+  cacheTableSql,
+  deleteChunkSql,
+  failedJobsTableSql,
+  indexName,
+  isUniqueViolation,
+  placeholder,
+  quoteIdentifier,
+} from '../../../lib/sql';
 
 describe('sql: dialect helpers', () => {
   it('quotes identifiers part by part, doubling the quote inside', () => {
@@ -19,17 +27,32 @@ describe('sql: dialect helpers', () => {
 
   it('names indexes like Laravel and deletes a chunk the way each dialect allows', () => {
     expect(indexName('My-Table.x', 'uuid', 'unique')).to.equal('my_table_x_uuid_unique');
-    expect(deleteChunkSql('mysql', 'fa.iled', '"x" < ?', 1000, 'id')).to.equal('DELETE FROM `fa`.`iled` WHERE "x" < ? ORDER BY `id` LIMIT 1000');
+    expect(deleteChunkSql('mysql', 'fa.iled', '"x" < ?', 1000, 'id')).to.equal(
+      'DELETE FROM `fa`.`iled` WHERE "x" < ? ORDER BY `id` LIMIT 1000',
+    );
     const keyed = 'DELETE FROM "fa"."iled" WHERE "id" IN (SELECT "id" FROM "fa"."iled" WHERE "x" < ? LIMIT 1000)';
     expect(deleteChunkSql('sqlite', 'fa.iled', '"x" < ?', 1000, 'id')).to.equal(keyed);
     expect(deleteChunkSql('pgsql', 'fa.iled', '"x" < ?', 1000, 'id')).to.equal(keyed);
   });
 
   it('recognises duplicate keys from each driver, and nothing else', () => {
-    for (const e of [{ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }, { code: 'SQLITE_CONSTRAINT_UNIQUE' }, { code: 'ER_DUP_ENTRY' }, { errno: 1062 }, { code: '23505' }]) {
+    for (const e of [
+      { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' },
+      { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      { code: 'ER_DUP_ENTRY' },
+      { errno: 1062 },
+      { code: '23505' },
+    ]) {
       expect(isUniqueViolation(Object.assign(new Error('dup'), e)), JSON.stringify(e)).to.equal(true);
     }
-    for (const e of [null, undefined, 'ER_DUP_ENTRY', { code: 'SQLITE_CONSTRAINT_NOTNULL' }, { code: '23502' }, { errno: 1213 }]) {
+    for (const e of [
+      null,
+      undefined,
+      'ER_DUP_ENTRY',
+      { code: 'SQLITE_CONSTRAINT_NOTNULL' },
+      { code: '23502' },
+      { errno: 1213 },
+    ]) {
       expect(isUniqueViolation(e), JSON.stringify(e)).to.equal(false);
     }
   });
@@ -42,7 +65,9 @@ describe('sql: dialect helpers', () => {
     expect(failedJobsTableSql('mysql', 'failed_jobs', false)).to.deep.equal([
       "CREATE TABLE `failed_jobs` (`id` bigint unsigned not null auto_increment primary key, `connection` text not null, `queue` text not null, `payload` longtext not null, `exception` longtext not null, `failed_at` timestamp not null default CURRENT_TIMESTAMP) DEFAULT CHARACTER SET utf8mb4 COLLATE 'utf8mb4_unicode_ci'",
     ]);
-    expect(failedJobsTableSql('mysql', 'my.fail"ed`x')[1]).to.equal('ALTER TABLE `my`.`fail"ed``x` ADD UNIQUE `my_fail"ed``x_uuid_unique` (`uuid`)');
+    expect(failedJobsTableSql('mysql', 'my.fail"ed`x')[1]).to.equal(
+      'ALTER TABLE `my`.`fail"ed``x` ADD UNIQUE `my_fail"ed``x_uuid_unique` (`uuid`)',
+    );
     expect(failedJobsTableSql('pgsql')).to.deep.equal([
       'CREATE TABLE "failed_jobs" ("id" bigserial primary key not null, "uuid" varchar(255) not null, "connection" text not null, "queue" text not null, "payload" text not null, "exception" text not null, "failed_at" timestamp(0) without time zone not null default CURRENT_TIMESTAMP)',
       'ALTER TABLE "failed_jobs" ADD CONSTRAINT "failed_jobs_uuid_unique" UNIQUE ("uuid")',

@@ -10,7 +10,8 @@ describe('telemetry options', function () {
     expect(parseListenAddress('9464')).to.deep.equal({ host: undefined, port: 9464 });
     expect(parseListenAddress('127.0.0.1:9464')).to.deep.equal({ host: '127.0.0.1', port: 9464 });
     expect(parseListenAddress('[::1]:9464')).to.deep.equal({ host: '::1', port: 9464 });
-    for (const bad of ['', 'x', '127.0.0.1:', ':9', '70000', '1.2.3.4:99999']) expect(() => parseListenAddress(bad), bad).to.throw(InvalidOptionError, /metrics/);
+    for (const bad of ['', 'x', '127.0.0.1:', ':9', '70000', '1.2.3.4:99999'])
+      expect(() => parseListenAddress(bad), bad).to.throw(InvalidOptionError, /metrics/);
   });
 
   it('starts the SDK for --otel, or when the environment names an OTLP endpoint or exporter', function () {
@@ -24,7 +25,13 @@ describe('telemetry options', function () {
   });
 
   it('refuses a telemetry option that is not a JobTracing or JobMetrics, naming it', function () {
-    expect(() => new RedisQueue({ connection: { lazyConnect: true }, telemetry: { tracing: {} as never } })).to.throw(InvalidOptionError, /telemetry.*JobTracing/);
-    expect(() => new RedisQueue({ connection: { lazyConnect: true }, telemetry: 'on' as never })).to.throw(InvalidOptionError, /telemetry/);
+    expect(() => new RedisQueue({ connection: { lazyConnect: true }, telemetry: { tracing: {} as never } })).to.throw(
+      InvalidOptionError,
+      /telemetry.*JobTracing/,
+    );
+    expect(() => new RedisQueue({ connection: { lazyConnect: true }, telemetry: 'on' as never })).to.throw(
+      InvalidOptionError,
+      /telemetry/,
+    );
   });
 });

@@ -72,10 +72,18 @@ describe('Attempt: the fence around delete and release', () => {
 
 describe('Attempt: the state machine', () => {
   const job = (flags: { failed?: boolean; released?: boolean } = {}) =>
-    ({ hasFailed: () => flags.failed === true, isReleased: () => flags.released === true, isDeletedOrReleased: () => flags.released === true }) as unknown as WorkerJob;
+    ({
+      hasFailed: () => flags.failed === true,
+      isReleased: () => flags.released === true,
+      isDeletedOrReleased: () => flags.released === true,
+    }) as unknown as WorkerJob;
 
   it('reserved -> running -> processed, released or failed, read from the job', () => {
-    for (const [flags, state] of [[{}, 'processed'], [{ released: true }, 'released'], [{ failed: true }, 'failed']] as const) {
+    for (const [flags, state] of [
+      [{}, 'processed'],
+      [{ released: true }, 'released'],
+      [{ failed: true }, 'failed'],
+    ] as const) {
       const a = new Attempt(job(flags));
       expect(a.state).to.equal('reserved');
       a.start();
@@ -106,7 +114,9 @@ describe('Attempt: the state machine', () => {
     const refused: string[] = [];
     const a = new Attempt(job(), (_a, action) => refused.push(action));
     a.start();
-    expect(['delete', 'release', 'fail', 'beforeHandle', 'afterHandle'].map((x) => a.allows(x as 'fail'))).to.deep.equal([true, true, true, true, true]);
+    expect(
+      ['delete', 'release', 'fail', 'beforeHandle', 'afterHandle'].map((x) => a.allows(x as 'fail')),
+    ).to.deep.equal([true, true, true, true, true]);
     a.handlerSettled();
     a.conclude();
     expect(a.allows('fail')).to.equal(false);

@@ -24,9 +24,13 @@ describe('CacheSignals: reads made ahead of their checks', () => {
       increment: store.increment.bind(store),
       forget: store.forget.bind(store),
     };
-    signals = new CacheSignals(cache, (e) => {
-      throw e;
-    }, { clock: { nowMs: () => now } });
+    signals = new CacheSignals(
+      cache,
+      (e) => {
+        throw e;
+      },
+      { clock: { nowMs: () => now } },
+    );
     await signals.start();
     reads.length = 0;
   });
@@ -61,7 +65,13 @@ describe('CacheSignals: reads made ahead of their checks', () => {
   it('does not start a read again while one is fresh, and drops what no check took', async () => {
     signals.prefetch('redis', ['default']);
     signals.prefetch('redis', ['default', 'mail']);
-    expect(reads).to.deep.equal([restartKey, globalPausedKey, pausedKey('redis', 'default'), globalPausedKey, pausedKey('redis', 'mail')]);
+    expect(reads).to.deep.equal([
+      restartKey,
+      globalPausedKey,
+      pausedKey('redis', 'default'),
+      globalPausedKey,
+      pausedKey('redis', 'mail'),
+    ]);
     signals.dropPrefetched();
     await signals.shouldRestart();
     expect(reads).to.have.length(6);
@@ -69,7 +79,12 @@ describe('CacheSignals: reads made ahead of their checks', () => {
 
   it('reading ahead (several jobs at a time): each check takes the read the previous one started and starts the next', async () => {
     const ahead = new CacheSignals(
-      { get: (key: string) => (reads.push(key), store.get(key)), put: store.put.bind(store), increment: store.increment.bind(store), forget: store.forget.bind(store) },
+      {
+        get: (key: string) => (reads.push(key), store.get(key)),
+        put: store.put.bind(store),
+        increment: store.increment.bind(store),
+        forget: store.forget.bind(store),
+      },
       (e) => {
         throw e;
       },

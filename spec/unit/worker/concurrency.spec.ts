@@ -6,7 +6,11 @@ import { harness, type Handler } from './harness';
 
 describe('Worker: concurrency', () => {
   // A handler that holds its slot for `seconds` of virtual time and tracks how many run at once.
-  function busy(h: ReturnType<typeof harness>, seconds: (n: number) => number, stats: { now: number; max: number; order: string[] }): Handler {
+  function busy(
+    h: ReturnType<typeof harness>,
+    seconds: (n: number) => number,
+    stats: { now: number; max: number; order: string[] },
+  ): Handler {
     let n = 0;
     return async (job) => {
       stats.now++;
@@ -63,7 +67,11 @@ describe('Worker: concurrency', () => {
     const events = h.jobEvents().filter((e) => /^Job(Processing|Processed) /.test(e));
     // job 3 took job 1's slot before job 1's delete was in; each job still ends with JobProcessed
     expect(events.indexOf('JobProcessing id-3')).to.be.lessThan(events.indexOf('JobProcessed id-1'));
-    expect(events.filter((e) => e.startsWith('JobProcessed'))).to.have.members(['JobProcessed id-1', 'JobProcessed id-2', 'JobProcessed id-3']);
+    expect(events.filter((e) => e.startsWith('JobProcessed'))).to.have.members([
+      'JobProcessed id-1',
+      'JobProcessed id-2',
+      'JobProcessed id-3',
+    ]);
     expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(3);
   });
 
@@ -96,7 +104,13 @@ describe('Worker: concurrency', () => {
     expect(h.queue.log.filter((l) => l.startsWith('pop'))).to.deep.equal(['pop:default', 'pop:default', 'pop:default']);
     expect(finishDeletes).to.have.length(2);
     expect(h.jobEvents()).to.not.include('JobProcessed id-1');
-    expect(h.events.filter((e) => /^(Looping|JobPopped|JobProcessed)/.test(e))).to.deep.equal(['Looping', 'JobPopped id-1', 'Looping', 'JobPopped id-2', 'Looping']);
+    expect(h.events.filter((e) => /^(Looping|JobPopped|JobProcessed)/.test(e))).to.deep.equal([
+      'Looping',
+      'JobPopped id-1',
+      'Looping',
+      'JobPopped id-2',
+      'Looping',
+    ]);
     // Each pass takes the read of the flags the pass before started and starts the next one: the first
     // pass's own read, one started by each of the 3 passes, and one after the idle sleep of the third,
     // which drops the reads made before it.
@@ -109,7 +123,10 @@ describe('Worker: concurrency', () => {
     expect(h.jobEvents()).to.not.include('JobProcessed id-2');
     finishDeletes[1]();
     expect((await running).reason).to.equal('empty');
-    expect(h.jobEvents().filter((e) => e.startsWith('JobProcessed'))).to.deep.equal(['JobProcessed id-1', 'JobProcessed id-2']);
+    expect(h.jobEvents().filter((e) => e.startsWith('JobProcessed'))).to.deep.equal([
+      'JobProcessed id-1',
+      'JobProcessed id-2',
+    ]);
     expect(h.queue.log.filter((l) => l.startsWith('delete'))).to.have.length(2);
   });
 
@@ -134,7 +151,10 @@ describe('Worker: concurrency', () => {
     h.handler = busy(h, () => 1, stats);
     for (let i = 0; i < 4; i++) h.queue.push('default');
     await h.worker.daemon('default');
-    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal(['popMany:default:3', 'popMany:default:1']);
+    expect(h.queue.log.filter((l) => l.startsWith('pop')).slice(0, 2)).to.deep.equal([
+      'popMany:default:3',
+      'popMany:default:1',
+    ]);
     expect(stats.max).to.equal(3);
   });
 
@@ -244,7 +264,11 @@ describe('Worker: queue priority', () => {
 describe('Worker: heartbeat', () => {
   it('keeps a long job reserved so no other worker can pop it meanwhile', async () => {
     const run = async (heartbeat: number | false) => {
-      const h = harness({ options: { timeout: 0, maxJobs: 1, heartbeat, retryAfter: 90 }, retryAfter: 90, extendReservation: true });
+      const h = harness({
+        options: { timeout: 0, maxJobs: 1, heartbeat, retryAfter: 90 },
+        retryAfter: 90,
+        extendReservation: true,
+      });
       let duplicate: unknown = 'not checked';
       h.handler = async (job) => {
         await h.time.sleep(150_000);
@@ -263,12 +287,20 @@ describe('Worker: heartbeat', () => {
   });
 
   it('never extends a timed-out job, which must expire like under Laravel', async () => {
-    const h = harness({ options: { maxJobs: 1, maxTries: 3, heartbeat: 5, retryAfter: 90 }, retryAfter: 90, extendReservation: true });
+    const h = harness({
+      options: { maxJobs: 1, maxTries: 3, heartbeat: 5, retryAfter: 90 },
+      retryAfter: 90,
+      extendReservation: true,
+    });
     const t0 = h.time.now();
-    h.handler = (_job, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    h.handler = (_job, signal) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
     h.queue.push('default', { timeout: 12 });
     await h.worker.daemon('default');
-    expect(h.queue.log.filter((l) => l.startsWith('extend'))).to.deep.equal([`extend:default:${t0 + 5 + 90}`, `extend:default:${t0 + 10 + 90}`]);
+    expect(h.queue.log.filter((l) => l.startsWith('extend'))).to.deep.equal([
+      `extend:default:${t0 + 5 + 90}`,
+      `extend:default:${t0 + 10 + 90}`,
+    ]);
   });
 
   it('reports a reservation that was lost', async () => {
@@ -279,6 +311,8 @@ describe('Worker: heartbeat', () => {
     };
     h.queue.push('default');
     await h.worker.daemon('default');
-    expect(h.errors.map((e) => e.message)).to.deep.equal(['App\\Jobs\\Example (attempt 1) is no longer reserved; it may run twice']);
+    expect(h.errors.map((e) => e.message)).to.deep.equal([
+      'App\\Jobs\\Example (attempt 1) is no longer reserved; it may run twice',
+    ]);
   });
 });

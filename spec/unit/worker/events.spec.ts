@@ -32,7 +32,13 @@ describe('Worker: event order', () => {
     const h = harness({ options: { maxTries: 2 }, handler: throwing() });
     h.queue.push('default');
     await h.worker.runNextJob('default');
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobExceptionOccurred id-1', 'JobReleasedAfterException id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobExceptionOccurred id-1',
+      'JobReleasedAfterException id-1',
+      'JobAttempted id-1',
+    ]);
   });
 
   it('exception, final: the failed hook runs before JobFailed, which comes before JobExceptionOccurred', async () => {
@@ -40,7 +46,13 @@ describe('Worker: event order', () => {
     h.worker.on('JobFailed', () => h.events.push(`hooks so far: ${h.failedHooks.length}`));
     h.queue.push('default');
     await h.worker.runNextJob('default');
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobFailed id-1', 'JobExceptionOccurred id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobFailed id-1',
+      'JobExceptionOccurred id-1',
+      'JobAttempted id-1',
+    ]);
     expect(h.events).to.include('hooks so far: 1');
   });
 
@@ -67,7 +79,12 @@ describe('Worker: event order', () => {
     h.queue.push('default');
     await h.worker.runNextJob('default');
     expect(ran).to.equal(false);
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobProcessed id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobProcessed id-1',
+      'JobAttempted id-1',
+    ]);
   });
 });
 
@@ -116,7 +133,12 @@ describe('Worker: the error event', () => {
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const worker = new Worker<FakeJob>(queue, { run: (job, attempt) => throwing()(job, attempt.signal), failed: () => Promise.reject(new Error('hook')) }, { maxJobs: 2 }, { clock: time.clock, sleep: time.sleep, memoryUsage: () => 0 });
+      const worker = new Worker<FakeJob>(
+        queue,
+        { run: (job, attempt) => throwing()(job, attempt.signal), failed: () => Promise.reject(new Error('hook')) },
+        { maxJobs: 2 },
+        { clock: time.clock, sleep: time.sleep, memoryUsage: () => 0 },
+      );
       worker.on('JobProcessing', () => {
         throw new Error('listener');
       });
@@ -182,7 +204,13 @@ describe('Worker: failing a job', () => {
     expect(h.failer.records[0].exception.name).to.equal('ManuallyFailedError');
     expect(h.failer.records[0].exception.message).to.equal('');
     // A job that failed itself without throwing still counts as processed (Laravel fires JobProcessed).
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobFailed id-1', 'JobProcessed id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobFailed id-1',
+      'JobProcessed id-1',
+      'JobAttempted id-1',
+    ]);
   });
 
   it('does nothing more for a job that is already deleted', async () => {

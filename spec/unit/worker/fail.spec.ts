@@ -8,7 +8,10 @@ import type { FailedJobLogger, WorkerJob } from '../../../lib/jobs/contracts';
 import { failJob, FailureRecorder } from '../../../lib/worker/fail';
 
 /** A job that logs what is done to it, with or without a failed list to move to. */
-function job(log: string[], opts: { uuid?: string | null; redis?: 'ok' | 'down' | 'none'; payload?: string | Buffer } = {}): WorkerJob {
+function job(
+  log: string[],
+  opts: { uuid?: string | null; redis?: 'ok' | 'down' | 'none'; payload?: string | Buffer } = {},
+): WorkerJob {
   let deleted = false;
   let failed = false;
   const payload = opts.payload ?? `{"uuid":"${opts.uuid ?? 'u-1'}","job":"J","attempts":0}`;
@@ -62,18 +65,31 @@ describe('failJob: record first, then delete', () => {
     const reports: unknown[] = [];
     const bytes = Buffer.from([0x7b, 0x22, 0x75, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]); // {"u":"<ff>"}
     const recorder = new FailureRecorder(store(log, { down: true }), () => 1_700_000_000_000);
-    await failJob(job(log, { uuid: null, payload: bytes }), new Error('boom'), runner, recorder, { jobFailed: () => undefined, report: (e) => void reports.push(e) });
+    await failJob(job(log, { uuid: null, payload: bytes }), new Error('boom'), runner, recorder, {
+      jobFailed: () => undefined,
+      report: (e) => void reports.push(e),
+    });
     expect(log[0]).to.equal('log refused');
     expect(log).to.not.include('delete');
     const moved = log.find((l) => l.startsWith('move '))!;
     const entry = decodeFailedEntry(Buffer.from(moved.slice(5), 'latin1'), 'failed');
     expect(entry.payload.equals(bytes)).to.equal(true);
-    expect(entry.header).to.include({ connection: 'redis', queue: 'default', reason: 'table failed_jobs is missing', failed_at: '2023-11-14 22:13:20' });
+    expect(entry.header).to.include({
+      connection: 'redis',
+      queue: 'default',
+      reason: 'table failed_jobs is missing',
+      failed_at: '2023-11-14 22:13:20',
+    });
     expect(entry.header!.exception).to.match(/^Error: boom/);
     const named = reports.find((r) => r instanceof FailedJobNotRecordedError) as FailedJobNotRecordedError;
     expect(named.keptIn).to.equal('redis');
-    expect(named.uuid).to.equal(entry.header!.uuid).and.match(/^[0-9a-f-]{36}$/);
-    expect(named.message).to.contain(named.uuid).and.contain('App\\Jobs\\Boom').and.contain('table failed_jobs is missing');
+    expect(named.uuid)
+      .to.equal(entry.header!.uuid)
+      .and.match(/^[0-9a-f-]{36}$/);
+    expect(named.message)
+      .to.contain(named.uuid)
+      .and.contain('App\\Jobs\\Boom')
+      .and.contain('table failed_jobs is missing');
   });
 
   for (const redis of ['down', 'none'] as const) {
@@ -81,7 +97,10 @@ describe('failJob: record first, then delete', () => {
       const log: string[] = [];
       const reports: unknown[] = [];
       const recorder = new FailureRecorder(store(log, { down: true }));
-      await failJob(job(log, { redis }), new Error('boom'), runner, recorder, { jobFailed: () => undefined, report: (e) => void reports.push(e) });
+      await failJob(job(log, { redis }), new Error('boom'), runner, recorder, {
+        jobFailed: () => undefined,
+        report: (e) => void reports.push(e),
+      });
       expect(log).to.deep.equal(['log refused']);
       const named = reports.find((r) => r instanceof FailedJobNotRecordedError) as FailedJobNotRecordedError;
       expect(named.keptIn).to.equal('reserved');
@@ -109,7 +128,9 @@ describe('failJob: record first, then delete', () => {
     expect(await record()).to.equal('store');
     expect(await record()).to.equal('store');
     // The store's own error is reported once for the outage; each job kept in Redis is named.
-    expect(reports.filter((r) => !(r instanceof FailedJobNotRecordedError)).map((r) => (r as Error).message)).to.deep.equal(['table failed_jobs is missing']);
+    expect(
+      reports.filter((r) => !(r instanceof FailedJobNotRecordedError)).map((r) => (r as Error).message),
+    ).to.deep.equal(['table failed_jobs is missing']);
     expect(reports.filter((r) => r instanceof FailedJobNotRecordedError)).to.have.length(4);
   });
 });

@@ -47,7 +47,10 @@ export interface HarnessOptions {
 /** Build a worker over fakes; `handler` can be swapped at any time. */
 export function harness(setup: HarnessOptions = {}) {
   const time = new VirtualTime();
-  const queue = new FakeQueue(time, setup.retryAfter ?? 90, 'redis', { popMany: setup.popMany, extendReservation: setup.extendReservation });
+  const queue = new FakeQueue(time, setup.retryAfter ?? 90, 'redis', {
+    popMany: setup.popMany,
+    extendReservation: setup.extendReservation,
+  });
   const cache = new FakeCache(time);
   const failer = new FakeFailer();
   const events: string[] = [];

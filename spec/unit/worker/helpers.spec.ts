@@ -90,7 +90,10 @@ describe('FakeQueue (the Redis model the worker specs use)', () => {
     const time = new VirtualTime();
     const t0 = time.now();
     const woke: number[] = [];
-    await Promise.all([time.sleep(5000).then(() => woke.push(time.now() - t0)), time.sleep(2000).then(() => woke.push(time.now() - t0))]);
+    await Promise.all([
+      time.sleep(5000).then(() => woke.push(time.now() - t0)),
+      time.sleep(2000).then(() => woke.push(time.now() - t0)),
+    ]);
     expect(woke).to.deep.equal([2, 5]);
   });
 });

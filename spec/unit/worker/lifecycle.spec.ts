@@ -175,13 +175,19 @@ describe('Worker options of the lifecycle', () => {
   it('timeoutGraceSeconds defaults to 5 and onHungHandler to stop; bad values are refused naming the option', () => {
     expect(resolveWorkerOptions()).to.include({ timeoutGraceSeconds: 5, onHungHandler: 'stop' });
     expect(() => resolveWorkerOptions({ timeoutGraceSeconds: -1 })).to.throw(InvalidOptionError, /timeoutGraceSeconds/);
-    expect(() => resolveWorkerOptions({ onHungHandler: 'exit' as 'stop' })).to.throw(InvalidOptionError, /onHungHandler/);
+    expect(() => resolveWorkerOptions({ onHungHandler: 'exit' as 'stop' })).to.throw(
+      InvalidOptionError,
+      /onHungHandler/,
+    );
   });
 
-  it("retryAfter as Laravel means it, checked as RedisQueue checks it: whole seconds >= 0 or null", () => {
+  it('retryAfter as Laravel means it, checked as RedisQueue checks it: whole seconds >= 0 or null', () => {
     expect(resolveWorkerOptions({ retryAfter: 0 }).retryAfter).to.equal(0);
     expect(resolveWorkerOptions({ retryAfter: null }).retryAfter).to.equal(null);
-    expect(() => resolveWorkerOptions({ retryAfter: 1.5 })).to.throw(InvalidOptionError, /retryAfter: must be a whole number of seconds >= 0, or null/);
+    expect(() => resolveWorkerOptions({ retryAfter: 1.5 })).to.throw(
+      InvalidOptionError,
+      /retryAfter: must be a whole number of seconds >= 0, or null/,
+    );
     expect(() => resolveWorkerOptions({ retryAfter: -1 })).to.throw(InvalidOptionError, /retryAfter/);
     expect(() => resolveWorkerOptions({ retryAfter: 0, heartbeat: 1 })).to.throw(InvalidOptionError, /heartbeat/);
   });

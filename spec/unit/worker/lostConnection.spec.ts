@@ -7,18 +7,39 @@ import { causedByLostConnection } from '../../../lib/worker/lostConnection';
 describe('causedByLostConnection and Redis outages', () => {
   it("is false for ioredis' max-retries error and larq's own outage errors", () => {
     // ioredis' MaxRetriesPerRequestError, as it words it
-    const maxRetries = Object.assign(new Error('Reached the max retries per request limit (which is 20). Refer to "maxRetriesPerRequest" option for details.'), { name: 'MaxRetriesPerRequestError' });
+    const maxRetries = Object.assign(
+      new Error(
+        'Reached the max retries per request limit (which is 20). Refer to "maxRetriesPerRequest" option for details.',
+      ),
+      { name: 'MaxRetriesPerRequestError' },
+    );
     expect(causedByLostConnection(maxRetries)).to.equal(false);
-    expect(causedByLostConnection(new UnconfirmedWriteError('the push to queues:default', { cause: new Error('Connection is closed.') }))).to.equal(false);
+    expect(
+      causedByLostConnection(
+        new UnconfirmedWriteError('the push to queues:default', { cause: new Error('Connection is closed.') }),
+      ),
+    ).to.equal(false);
     expect(causedByLostConnection(new RedisUnavailableError(1, 'the pop from queues:default'))).to.equal(false);
   });
 
   it("is false for ioredis' Cluster giving up on one command while a slot's primary fails over", () => {
     // ioredis' Cluster, after maxRedirections tries against a primary that is gone, as it words it
-    expect(causedByLostConnection(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'))).to.equal(false);
-    expect(causedByLostConnection(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'))).to.equal(false);
+    expect(
+      causedByLostConnection(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.')),
+    ).to.equal(false);
+    expect(
+      causedByLostConnection(
+        new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'),
+      ),
+    ).to.equal(false);
     // as popMany reports a failed migration of its batch
-    expect(causedByLostConnection(new LarqError('queue "default": migration failed: Too many Cluster redirections. Last error: Error: Connection is closed.'))).to.equal(false);
+    expect(
+      causedByLostConnection(
+        new LarqError(
+          'queue "default": migration failed: Too many Cluster redirections. Last error: Error: Connection is closed.',
+        ),
+      ),
+    ).to.equal(false);
   });
 
   it('is false for READONLY: a connection left on a demoted primary reconnects (reconnectOnReadOnly), the worker goes on', () => {

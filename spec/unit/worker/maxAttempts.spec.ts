@@ -18,7 +18,13 @@ describe('Worker: max attempts', () => {
     const h = harness({ handler: throwing('boom') });
     const raw = h.queue.push('default');
     await h.worker.runNextJob('default');
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobFailed id-1', 'JobExceptionOccurred id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobFailed id-1',
+      'JobExceptionOccurred id-1',
+      'JobAttempted id-1',
+    ]);
     expect(h.failer.records).to.have.length(1);
     const record = h.failer.records[0];
     expect(record).to.include({ connection: 'redis', queue: 'default', payload: raw });
@@ -43,7 +49,10 @@ describe('Worker: max attempts', () => {
     expect(runs[1][1] - runs[0][1]).to.be.within(5, 8);
     expect(runs[2][1] - runs[1][1]).to.be.within(10, 13);
     expect(runs[0][1]).to.equal(start);
-    expect(h.queue.log.filter((l) => l.startsWith('release'))).to.deep.equal(['release:default:5', 'release:default:10']);
+    expect(h.queue.log.filter((l) => l.startsWith('release'))).to.deep.equal([
+      'release:default:5',
+      'release:default:10',
+    ]);
     expect(h.failer.records.map((r) => r.exception.message)).to.deep.equal(['boom 3']);
     expect(JSON.parse(h.failer.records[0].payload).attempts).to.equal(2);
   });
@@ -109,7 +118,13 @@ describe('Worker: max attempts', () => {
     h.queue.push('default', { maxTries: 3, attempts: 3, displayName: 'App\\Jobs\\SendMail' });
     await h.worker.runNextJob('default');
     expect(ran).to.equal(false);
-    expect(h.jobEvents()).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobFailed id-1', 'JobExceptionOccurred id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents()).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobFailed id-1',
+      'JobExceptionOccurred id-1',
+      'JobAttempted id-1',
+    ]);
     const { exception } = h.failer.records[0];
     expect(exception).to.be.instanceOf(MaxAttemptsExceededError);
     expect(exception.message).to.equal('App\\Jobs\\SendMail has been attempted too many times.');
@@ -127,7 +142,12 @@ describe('Worker: max attempts', () => {
     h.queue.push('default', { job: 'App\\Handlers\\Raw@handle' });
     await h.worker.daemon('default');
     expect(attempts).to.deep.equal([1]);
-    expect(h.jobEvents().slice(0, 4)).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobProcessed id-1', 'JobAttempted id-1']);
+    expect(h.jobEvents().slice(0, 4)).to.deep.equal([
+      'JobPopped id-1',
+      'JobProcessing id-1',
+      'JobProcessed id-1',
+      'JobAttempted id-1',
+    ]);
     expect(h.failer.records[0].exception).to.be.instanceOf(MaxAttemptsExceededError);
     expect(JSON.parse(h.failer.records[0].payload).attempts).to.equal(1);
   });
@@ -245,7 +265,9 @@ describe('Worker: backoff on release', () => {
       const h = harness({ options: { maxTries: 0, maxJobs: 3, ...options }, handler: throwing() });
       h.queue.push('default', payload);
       await h.worker.daemon('default');
-      expect(h.queue.log.filter((l) => l.startsWith('release')).map((l) => Number(l.split(':')[2]))).to.deep.equal(expected);
+      expect(h.queue.log.filter((l) => l.startsWith('release')).map((l) => Number(l.split(':')[2]))).to.deep.equal(
+        expected,
+      );
     });
   }
 

@@ -41,15 +41,41 @@ describe('Worker: stop conditions', () => {
     h.worker.on('WorkerStopping', (e) => (stopping = { ...e, options: undefined }));
     h.queue.push('default');
     await h.worker.daemon('default');
-    expect(stopping).to.deep.include({ status: 0, reason: 'max_jobs', jobsProcessed: 1, lastJobProcessedAt: h.time.now(), memoryUsage: h.memoryBytes });
+    expect(stopping).to.deep.include({
+      status: 0,
+      reason: 'max_jobs',
+      jobsProcessed: 1,
+      lastJobProcessedAt: h.time.now(),
+      memoryUsage: h.memoryBytes,
+    });
   });
 
   describe('order: the first that holds wins', () => {
     const table: [string, HarnessOptions, (h: ReturnType<typeof harness>) => void, string][] = [
-      ['lost_connection before interrupted', {}, (h) => h.queue.popErrors.push(new Error('Connection lost')), 'lost_connection'],
-      ['interrupted before memory', { memoryBytes: 500 * MB }, (h) => h.worker.on('WorkerStarting', () => h.worker.stop()), 'interrupted'],
-      ['memory before restart', { memoryBytes: 500 * MB }, (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)), 'memory'],
-      ['restart before empty', { options: { stopWhenEmpty: true } }, (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)), 'restart_signal'],
+      [
+        'lost_connection before interrupted',
+        {},
+        (h) => h.queue.popErrors.push(new Error('Connection lost')),
+        'lost_connection',
+      ],
+      [
+        'interrupted before memory',
+        { memoryBytes: 500 * MB },
+        (h) => h.worker.on('WorkerStarting', () => h.worker.stop()),
+        'interrupted',
+      ],
+      [
+        'memory before restart',
+        { memoryBytes: 500 * MB },
+        (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)),
+        'memory',
+      ],
+      [
+        'restart before empty',
+        { options: { stopWhenEmpty: true } },
+        (h) => h.worker.on('Looping', () => void h.cache.store.forever(restartKey, 2)),
+        'restart_signal',
+      ],
       ['empty before max_time', { options: { stopWhenEmpty: true, maxTime: 1, sleep: 5 } }, () => undefined, 'empty'],
       [
         'max_time before max_jobs',

@@ -40,7 +40,12 @@ describe('Worker: timeouts', () => {
     expect(h.failer.records).to.deep.equal([]);
     // Neither released nor deleted by the timed-out attempt; only attempt 2 deleted its own reservation.
     expect(h.queue.log.filter((l) => !l.startsWith('pop'))).to.deep.equal(['delete:default']);
-    expect(h.jobEvents().filter((e) => e.endsWith('id-1')).slice(0, 4)).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobTimedOut id-1', 'JobPopped id-1']);
+    expect(
+      h
+        .jobEvents()
+        .filter((e) => e.endsWith('id-1'))
+        .slice(0, 4),
+    ).to.deep.equal(['JobPopped id-1', 'JobProcessing id-1', 'JobTimedOut id-1', 'JobPopped id-1']);
     expect(h.errors.map((e) => e.message)).to.deep.equal(['App\\Jobs\\Slow has timed out.']);
   });
 
@@ -48,7 +53,11 @@ describe('Worker: timeouts', () => {
     const h = harness({ options: { maxTries: 2, maxJobs: 2 }, handler: untilAborted });
     h.queue.push('default', { timeout: 5 });
     await h.worker.daemon('default');
-    expect(h.events.filter((e) => /JobTimedOut|JobFailed/.test(e))).to.deep.equal(['JobTimedOut id-1', 'JobFailed id-1', 'JobTimedOut id-1']);
+    expect(h.events.filter((e) => /JobTimedOut|JobFailed/.test(e))).to.deep.equal([
+      'JobTimedOut id-1',
+      'JobFailed id-1',
+      'JobTimedOut id-1',
+    ]);
     expect(h.failer.records).to.have.length(1);
     expect(h.failer.records[0].exception).to.be.instanceOf(TimeoutExceededError);
     expect(h.queue.reserved('default')).to.deep.equal([]);
