@@ -57,7 +57,7 @@ export const CLI_ENVIRONMENT: readonly EnvironmentVariable[] = Object.freeze([
   ),
   app(
     'LARQ_HORIZON',
-    "Horizon mode (`larq work --horizon`, [docs/horizon.md](docs/horizon.md)): true writes what Horizon's listeners write, so its dashboard shows Node's jobs, failures, metrics and tags; false keeps it off",
+    "Horizon mode (`larq work --horizon`, [horizon.md](horizon.md)): true writes what Horizon's listeners write, so its dashboard shows Node's jobs, failures, metrics and tags; false keeps it off",
     'on when HORIZON_PREFIX is set or config/horizon.php exists',
   ),
   app(
