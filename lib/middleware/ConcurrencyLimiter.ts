@@ -39,18 +39,20 @@ export class ConcurrencyLimiter {
     }
   }
 
-  /** Take a free slot for `owner`; its key (without the Redis prefix), or null when all are taken. */
+  /**
+   * Take a free slot for `owner`; its key (without the Redis prefix), or null when all are taken. Laravel's
+   * lock script takes the first slot its MGET finds empty; here the slots are tried in the same order with
+   * SET NX EX, one key per command, which keeps the same bound (at most `maxLocks` holders, each slot its
+   * owner's for `releaseAfter` seconds) with every key declared to Redis (a cluster, a managed Redis). Under
+   * contention a later slot may be taken where the script would have found an earlier one free.
+   */
   async acquire(owner: string): Promise<string | null> {
-    defineScripts(this.redis.client);
     const base = this.slotPrefix();
-    const index = await scripts.funnelAcquire(
-      this.redis.client,
-      this.redis.prefix + base,
-      this.maxLocks,
-      this.releaseAfter,
-      owner,
-    );
-    return index === null ? null : base + index;
+    for (let index = 1; index <= this.maxLocks; index++) {
+      const taken = await this.redis.client.set(this.redis.prefix + base + index, owner, 'EX', this.releaseAfter, 'NX');
+      if (taken === 'OK') return base + index;
+    }
+    return null;
   }
 
   /** Free `slot` if `owner` still holds it. */

@@ -35,7 +35,6 @@ export const SCRIPTS = Object.freeze({
   releaseLock: { file: 'releaseLock-1.lua', command: 'larqReleaseLock', keys: 1, args: 1 },
   updateMetrics: { file: 'updateMetrics-2.lua', command: 'larqUpdateMetrics', keys: 2, args: 1 },
   durationLimiter: { file: 'durationLimiter-1.lua', command: 'larqDurationLimiter', keys: 1, args: 4 },
-  funnelAcquire: { file: 'funnelAcquire-1.lua', command: 'larqFunnelAcquire', keys: 1, args: 3 },
   durationLimiterTooManyAttempts: {
     file: 'durationLimiterTooManyAttempts-1.lua',
     command: 'larqDurationLimiterTooManyAttempts',
@@ -308,18 +307,6 @@ export const scripts = {
       number | string,
       number,
     ];
-  },
-
-  /** ConcurrencyLimiter::acquire: the slot number taken (KEYS[1] + number), or null when all are taken. */
-  async funnelAcquire(
-    target: Client,
-    slotPrefix: string,
-    maxLocks: number,
-    releaseAfter: number,
-    owner: string,
-  ): Promise<number | null> {
-    const slot = await run(target, 'funnelAcquire', [slotPrefix], [maxLocks, releaseAfter, owner]);
-    return slot === null ? null : Number(slot);
   },
 
   /** DurationLimiter::tooManyAttempts: [window end, slots left] (see the script for the no-window reply). */

@@ -9,7 +9,7 @@
 -- ARGV[3]: the window length in seconds (decay)
 -- ARGV[4]: the most slots per window (maxLocks)
 -- Returns: array {acquired (1, or nil when the window is full), the window's end in UNIX seconds, slots left}
--- Matches: Laravel 8.x-13.x DurationLimiter::acquire
+-- Matches: Laravel 8.x-13.x `DurationLimiter::acquire`
 local function reset()
     redis.call('HMSET', KEYS[1], 'start', ARGV[2], 'end', ARGV[2] + ARGV[3], 'count', 1)
     return redis.call('EXPIRE', KEYS[1], ARGV[3] * 2)

@@ -8,7 +8,7 @@
 -- ARGV[4]: the most slots per window (maxLocks)
 -- Returns: array {the window's end in UNIX seconds, slots left}; {0, now + decay} when no window is open
 --   (which Laravel reads as end 0 and that many slots left: not too many)
--- Matches: Laravel 8.x-13.x DurationLimiter::tooManyAttempts
+-- Matches: Laravel 8.x-13.x `DurationLimiter::tooManyAttempts`
 if redis.call('EXISTS', KEYS[1]) == 0 then
     return {0, ARGV[2] + ARGV[3]}
 end
