@@ -112,12 +112,18 @@ export class JobMetrics {
     for (const r of this.recorders) r.sent(queue, count);
   }
 
-  /** Attempts under way now, and the worker's concurrency (0 before it started). */
+  /**
+   * Attempts under way now, and the worker's concurrency (0 before it started).
+   * @internal
+   */
   slotsInUse(): { running: number; slots: number } {
     return { running: this.running, slots: this.slots };
   }
 
-  /** The observed queues' depth: one read of Redis serves every gauge a collection asks at once. */
+  /**
+   * The observed queues' depth: one read of Redis serves every gauge a collection asks at once.
+   * @internal
+   */
   depths(): Promise<QueueDepth[]> {
     if (this.depthRead === null) {
       this.depthRead = this.readDepths().finally(() => {
