@@ -154,7 +154,7 @@ describe('the larq command', function () {
       '--app',
     ];
     for (const flag of flags) expect(work.stdout).to.include(`  ${flag}`);
-    expect(work.stdout).to.include('ts-node/register');
+    expect(work.stdout).to.include('npm install --save-dev tsx');
   });
 
   it('a wrong flag, value or command exits 2 with one line naming it', async function () {

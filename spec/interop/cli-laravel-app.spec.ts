@@ -183,11 +183,14 @@ for (const line of LINES)
       writeApp({ CACHE_STORE: 'redis' }, line); // the cache and its lock connection: more connections to close
       const prefix = skeletonPrefix(laravelMajor(line));
       await phpDispatch('on-queue', { laravel: line, port, prefix, args: ['default'] });
-      // npm marks the programs it starts (npx, npm exec) with npm_command
-      const run = startLarq(cli.main, ['work', handlers(), '--json', '--sleep=0.2'], {
-        cwd: app,
-        env: { npm_command: 'exec' },
-      });
+      // Started as npx starts it: a child of npm's npx-cli.js (this stand-in passes SIGTERM on, as it waits).
+      const npx = join(mkdtempSync(join(tmpdir(), 'larq-npx-')), 'npx-cli.js');
+      writeFileSync(
+        npx,
+        "const c = require('child_process').spawn(process.execPath, process.argv.slice(2), { stdio: 'inherit' });\n" +
+          "process.on('SIGTERM', () => c.kill('SIGTERM'));\nc.on('exit', (code) => process.exit(code ?? 1));\n",
+      );
+      const run = startLarq(npx, [cli.main, 'work', handlers(), '--json', '--sleep=0.2'], { cwd: app });
       try {
         for (let waited = 0; !readFileSync(steps, 'utf8').includes('step 1') && waited < 15000; waited += 50)
           await new Promise((r) => setTimeout(r, 50));

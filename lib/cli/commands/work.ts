@@ -2,7 +2,7 @@
 // queue:work's flags, records failures in the app's failed-job store, obeys queue:restart through the
 // app's cache, drains on SIGTERM/SIGINT and exits with the worker's status.
 import { spawnSync } from 'child_process';
-import { existsSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
@@ -216,7 +216,7 @@ async function run(p: Parsed, io: Io): Promise<number> {
       for (const line of detailLines(rows, terminalWidth())) io.out(line);
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
-    if (process.env.npm_command !== undefined) io.err(`larq work: warning: ${NPM_PARENT}`);
+    if (startedByNpm()) io.err(`larq work: warning: ${NPM_PARENT}`);
     watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);
@@ -264,7 +264,27 @@ function hostForUrl(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-// npm sets npm_command for the programs it starts (npx and npm exec: "exec"; npm run: "run-script").
+// Whether npm (npx, npm exec, npm run) started this process: its parent, or the shell npm ran it through,
+// is npm's own CLI. npm's npm_command variable is not asked: every process below npm inherits it, a test
+// runner's children too. Where there is no /proc (not Linux) nothing is said.
+function startedByNpm(): boolean {
+  let pid = process.ppid;
+  for (let depth = 0; depth < 2 && pid > 1; depth++) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return false;
+    }
+    if (args.some((a) => /(^|[/\\])(npm|npx)(-cli\.js)?$/.test(a) || /^(npm|npx) /.test(a))) return true;
+    if (!/(^|\/)(ba|da|z)?sh$/.test(args[0] ?? '')) return false;
+    // the shell's own parent: npm runs a package's bin through `sh -c`
+    pid = Number(/^\d+ \(.*\) \S (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? 0);
+  }
+  return false;
+}
+
+// npm may not pass a supervisor's SIGTERM on to the program it started.
 const NPM_PARENT =
   "started through npm (npx, npm exec or npm run): a supervisor's SIGTERM goes to npm, which may not pass it on, and this worker would go on taking jobs; " +
   'under systemd or Supervisor run node_modules/.bin/larq directly';
