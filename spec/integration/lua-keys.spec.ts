@@ -8,7 +8,10 @@ import Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache';
 import { FakeClock } from '../../lib/clock';
 import { RedisQueue } from '../../lib/RedisQueue';
-import { SCRIPTS, scriptSha, scriptSource, type ScriptName } from '../../lib/redis/scripts';
+import { HorizonKeys } from '../../lib/horizon/HorizonKeys';
+import { RedisMetricsRepository } from '../../lib/horizon/RedisMetricsRepository';
+import { DurationLimiter } from '../../lib/middleware/DurationLimiter';
+import { defineScripts, SCRIPTS, scriptSha, scriptSource, type ScriptName } from '../../lib/redis/scripts';
 import { CommandWatch, type WatchedCommand } from '../support/commandWatch';
 import { randomPrefix, requireRedis } from '../support/redis';
 
@@ -85,6 +88,8 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
     const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, clock, laravel: 13, retryAfter: 90 });
     const lockClient = new Redis({ port, host: '127.0.0.1' });
     const cache = new RedisCacheStore({ connection: lockClient, prefix, laravel: 13, database: 0 });
+    const horizonKeys = new HorizonKeys(`${prefix}horizon:`);
+    const horizonMetrics = new RedisMetricsRepository(horizonKeys);
     watch.clear();
     try {
       await q.pushRaw('not json'); // the pop scripts' quarantine branch
@@ -106,6 +111,15 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
       const lock = cache.lock('laravel_unique_job:App\\Jobs\\Sync:1', 60);
       expect(await lock.acquire()).to.equal(true);
       expect(await lock.release()).to.equal(true);
+      // Redis::throttle's DurationLimiter, and Horizon's metrics script as its listeners run it.
+      const limiter = new DurationLimiter({ client: lockClient, prefix }, 'api', 5, 60, clock);
+      expect(await limiter.acquire()).to.equal(true);
+      expect(await limiter.tooManyAttempts()).to.equal(false);
+      defineScripts(lockClient);
+      const pipe = lockClient.pipeline();
+      horizonMetrics.incrementJob(pipe, 'App\\Jobs\\Sync', '12.5');
+      horizonMetrics.incrementQueue(pipe, 'default', '12.5');
+      await pipe.exec();
       await watch.settle();
     } finally {
       await q.close();
@@ -118,7 +132,19 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
     const lockKey = cache.key('laravel_unique_job:App\\Jobs\\Sync:1');
     for (const run of runs) {
       expect(run.keys, `${run.name}'s KEYS`).to.have.length(SCRIPTS[run.name].keys);
-      const known = run.name === 'releaseLock' ? new Set([lockKey]) : queueKeys;
+      const known =
+        run.name === 'releaseLock'
+          ? new Set([lockKey])
+          : run.name.startsWith('durationLimiter')
+            ? new Set([`${prefix}api`])
+            : run.name === 'updateMetrics'
+              ? new Set([
+                  horizonKeys.jobMetrics('App\\Jobs\\Sync'),
+                  horizonKeys.key('measured_jobs'),
+                  horizonKeys.queueMetrics('default'),
+                  horizonKeys.key('measured_queues'),
+                ])
+              : queueKeys;
       for (const key of run.keys)
         expect(known.has(key), `${run.name} was given ${key}, not a key of keys.ts`).to.equal(true);
       for (const issued of run.issued) {
