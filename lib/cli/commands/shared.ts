@@ -153,7 +153,20 @@ export async function openRedis(
     lostBecause = '';
   });
   try {
-    await client.connect();
+    // A connection the server closed while it was being opened, with no socket error (a CLIENT KILL, a server
+    // going down as it answered), is opened again, twice at most; one refused or failing is reported at once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.connect();
+        break;
+      } catch (e) {
+        if (attempt < 3 && firstProblem === undefined && (e as Error).message === 'Connection is closed.') {
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
+        }
+        throw e;
+      }
+    }
   } catch (e) {
     client.disconnect();
     const problem = firstProblem ?? (e as Error);
