@@ -232,7 +232,8 @@ export class HorizonRedisQueue extends RedisQueue {
 
   // JobsMigrated: each payload moved back onto the queue is pending again. Sent now, before the pop's
   // reserved records, on the same connection, so Redis applies them in Horizon's order.
-  protected override jobsMigrated(queue: string, payloads: string[]): void {
+  protected override jobsMigrated(queue: string, payloads: string[], expired: boolean): void {
+    super.jobsMigrated(queue, payloads, expired);
     if (payloads.length === 0) return;
     const pipe = this.client.pipeline();
     const now = this.microtime();
