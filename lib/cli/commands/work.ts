@@ -146,7 +146,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
   };
   const config = configFor(p);
   if (p.values.horizon === true)
-    config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
+    config.horizon = horizonConfig(
+      laravelEnv({ ...config.env }),
+      config.appDir,
+      config.queue.appName,
+      { cluster: config.queue.cluster, laravel: config.release },
+      true,
+    );
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
