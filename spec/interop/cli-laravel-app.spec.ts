@@ -284,6 +284,25 @@ for (const line of LINES)
       expect(existsSync(steps)).to.equal(true);
     });
 
+    it("releases a unique PHP job's lock when it fails the job, so PHP can dispatch that job again", async function () {
+      const cachePrefix = `acme_${id}_cache_`;
+      writeApp({ CACHE_STORE: 'redis', CACHE_PREFIX: cachePrefix }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const php = { laravel: line, port, prefix, cachePrefix, args: [`u-${id}`, 'default'] };
+      const lock = `${prefix}${cachePrefix}laravel_unique_job:App\\Jobs\\UniqueJob:u-${id}`;
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
+      // held: PHP's second dispatch of the same unique id is refused
+      expect((await phpDispatch('unique', php)).ids).to.have.length(0);
+      expect(await client.exists(lock)).to.equal(1);
+      // no Node handler for App\Jobs\UniqueJob: larq fails it (--unknown-jobs=fail, the default)
+      const run = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+      expect(run.code, run.stderr).to.equal(0);
+      expect(run.stderr).to.match(/App\\Jobs\\UniqueJob \[[0-9a-f-]{36}\] \(attempt 1\) failed for good/);
+      // released as CallQueuedHandler::failed releases it: PHP's dispatch of the same id goes through
+      expect(await client.exists(lock)).to.equal(0);
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
+    });
+
     it('warns when a string job returned without delete() or release(), which leaves it reserved', async function () {
       writeApp({}, line);
       const prefix = skeletonPrefix(laravelMajor(line));

@@ -9,7 +9,7 @@ import { createWorker } from '../../createWorker';
 import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
-import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
+import { BatchRepository, batchHooks, chainHooks, debouncedJobs, uniqueLocksOnFailure } from '../../features';
 import { Handlers, type CommandHooks, type MiddlewareOptions, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
 import type { PhpObject } from '../../php/values';
@@ -312,8 +312,10 @@ function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined
 // The Laravel features larq work wires unless the handlers module wired its own: superseded debounced jobs
 // are deleted (13.6+, through the app's cache), chains continue on the app's queue connection, batch
 // progress goes to job_batches in the app's database (as the skeleton's queue.batching config has it),
-// opened when the first batched job runs. Unique locks and models need the app's own knowledge (which
-// classes are unique, how to load a model), so the handlers factory wires those with the context it is given.
+// opened when the first batched job runs. A unique job that fails for good has its lock released, as
+// CallQueuedHandler::failed releases it. Unique locks around a run and models need the app's own knowledge
+// (which classes are unique, how to load a model), so the handlers factory wires those with the context
+// it is given.
 function defaultFeatures(
   config: CliConfig,
   queue: RedisQueue,
@@ -336,6 +338,9 @@ function defaultFeatures(
   };
   return [
     ...(cache !== undefined && config.release.has('debounce') ? [debouncedJobs(cache)] : []),
+    ...(cache !== undefined
+      ? [uniqueLocksOnFailure(cache, { laravel: config.release.version, storeName: config.cacheStoreName })]
+      : []),
     chainHooks(queue),
     {
       feature: 'batch',
