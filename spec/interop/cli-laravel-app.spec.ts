@@ -210,6 +210,42 @@ for (const line of LINES)
       expect(run.stderr).not.to.include('connection lost');
     });
 
+    it('says nothing of a lost connection after any clean stop (SIGTERM, --stop-when-empty, --max-jobs), run after run', async function () {
+      this.timeout(240000);
+      // the Redis cache store and its lock connection: every connection a worker opens is closed on the way out
+      writeApp({ CACHE_STORE: 'redis' }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const RUNS = 6;
+      await phpDispatch('bulk', { laravel: line, port, prefix, args: [RUNS] });
+      const sigterm = async (): Promise<Run> => {
+        const run = startLarq(cli.main, ['work', handlers(), '--sleep=0.1'], { cwd: app });
+        try {
+          for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 20)
+            await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, Math.random() * 300)); // stopped at a different point of its loop each time
+          run.child.kill('SIGTERM');
+          return { code: await run.done, stdout: run.stdout, stderr: run.stderr };
+        } finally {
+          run.child.kill('SIGKILL');
+        }
+      };
+      // side by side, as a fleet's workers stop: first one job each, then with nothing left to do
+      const times = <T>(make: () => Promise<T>) => Array.from({ length: RUNS }, make);
+      const done = await Promise.all(times(() => larq(['work', handlers(), '--max-jobs=1', '--sleep=0.1'])));
+      expect(readFileSync(steps, 'utf8').match(/^step /gm), 'a job for each').to.have.length(RUNS);
+      done.push(
+        ...(await Promise.all([
+          ...times(() => larq(['work', handlers(), '--stop-when-empty', '--sleep=0'])),
+          ...times(sigterm),
+        ])),
+      );
+      for (const run of done) {
+        expect(run.code, run.stderr).to.equal(0);
+        expect(run.stderr + run.stdout).not.to.include('connection lost');
+        expect(run.stderr + run.stdout).not.to.include('reconnecting');
+      }
+    });
+
     it('names REDIS_PASSWORD when Redis refuses the password', async function () {
       const guarded = await ownRedis();
       const admin = guarded.admin();
