@@ -9,6 +9,7 @@ import type Redis from 'ioredis';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { startLarq } from '../support/larqProcess';
 import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
+import { dispatch13 } from '../support/php13';
 import { rawClient, requireRedis } from '../support/redis';
 import { ownRedis } from '../support/redisServer';
 
@@ -244,6 +245,34 @@ for (const line of LINES)
         expect(run.stderr + run.stdout).not.to.include('connection lost');
         expect(run.stderr + run.stdout).not.to.include('reconnecting');
       }
+    });
+
+    it("runs beside an old queue:restart key, and says in one line why it stops when Laravel's queue:restart changes it", async function () {
+      const cachePrefix = `acme_${id}_cache_`;
+      // the cache where the PHP harness's store is: the default connection (db 0), the same prefix
+      writeApp({ CACHE_STORE: 'redis', REDIS_CACHE_DB: '0', CACHE_PREFIX: cachePrefix }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const php = { laravel: line, port, prefix, cachePrefix };
+      const old = 1795000000; // 2026-11-18 11:06:40 UTC
+      const now = 1795300000; // 2026-11-21 22:26:40 UTC
+      await dispatch13('restart', [], { ...php, now: old });
+      expect(await client.get(`${prefix}${cachePrefix}illuminate:queue:restart`)).to.equal(String(old));
+      const run = startLarq(cli.main, ['work', handlers(), '--sleep=0.1'], { cwd: app });
+      try {
+        for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 20)
+          await new Promise((r) => setTimeout(r, 20));
+        // the old key was there before it started: Laravel's worker takes it as its baseline, and so does larq
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(run.child.exitCode, run.stderr).to.equal(null);
+        await dispatch13('restart', [], { ...php, now });
+        expect(await run.done, run.stderr).to.equal(0);
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+      const said = run.stderr.split('\n').filter((l) => l.includes('queue:restart'));
+      expect(said, run.stderr).to.deep.equal([
+        `larq work: stopping: queue:restart signalled at 2026-11-21 22:26:40 UTC (cache key illuminate:queue:restart in the redis store: ${now}, ${old} when this worker started); Laravel's queue:work stops on it too, with status 0, for its supervisor to start it again`,
+      ]);
     });
 
     it('names REDIS_PASSWORD when Redis refuses the password', async function () {

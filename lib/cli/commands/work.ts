@@ -26,6 +26,9 @@ import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
 import { startTelemetry, telemetryRequest } from '../telemetry';
 import { isTypeScript, prepareTypeScript } from '../typescript';
+import { formatDateTime } from '../../failed/timestamp';
+import type { RestartSignal } from '../../worker/CacheSignals';
+import { restartKey } from '../../cache/signals';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -79,7 +82,8 @@ and batches continue as Laravel's worker continues them.
 
 SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
 with status 1). SIGUSR2 pauses, SIGCONT resumes. larq restart (or php artisan queue:restart) makes the
-worker exit 0 after its jobs, through the app's cache (CACHE_STORE redis or database).`;
+worker exit 0 after its jobs, through the app's cache (CACHE_STORE redis or database), saying so on
+stderr; a restart signalled before the worker started does not stop it, as in Laravel.`;
 
 /** `larq work`. */
 export const work: Command = {
@@ -186,6 +190,9 @@ async function run(p: Parsed, io: Io): Promise<number> {
       width: terminalWidth(),
     });
     reportErrors(worker, io, output.attach(worker, quiet));
+    worker.on('WorkerStopping', (e) => {
+      if (e.restartSignal !== undefined && !quiet) io.err(`larq work: ${restartStop(e.restartSignal, config)}`);
+    });
     const metricsServer = await telemetry.serve();
     if (metricsServer) resources.add(() => metricsServer.close());
     if (!quiet && !json) {
@@ -249,6 +256,22 @@ async function run(p: Parsed, io: Io): Promise<number> {
   } finally {
     await resources.close();
   }
+}
+
+// Why the worker stopped for queue:restart, in one line (queue:work says nothing): Worker::queueShouldRestart
+// (13.x) compares the restart key with its value when the worker started, so an old key never stops a
+// worker; one written (RestartCommand::handle), or removed (a cache flush), since it started does.
+function restartStop(signal: RestartSignal, config: CliConfig): string {
+  const where = `cache key ${restartKey} in the ${config.cacheStoreName ?? 'app'} store`;
+  const then = `${signal.atStart === null ? 'no key' : String(signal.atStart)} when this worker started`;
+  const laravel = 'with status 0, for its supervisor to start it again';
+  const now = signal.now;
+  const seconds =
+    typeof now === 'number' ? now : typeof now === 'string' && /^\d+$/.test(now) ? Number(now) : Number.NaN;
+  if (signal.now === null)
+    return `stopping: the ${where} is gone (${then}; a cache flush removes it), which Laravel's queue:work takes for a queue:restart too: it stops ${laravel}`;
+  const at = Number.isFinite(seconds) ? ` at ${formatDateTime(seconds * 1000, 'UTC')} UTC` : '';
+  return `stopping: queue:restart signalled${at} (${where}: ${String(signal.now)}, ${then}); Laravel's queue:work stops on it too, ${laravel}`;
 }
 
 // --metrics=[HOST:]PORT, checked here so a wrong one is a usage error (status 2) like every other flag.
