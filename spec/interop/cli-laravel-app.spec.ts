@@ -349,7 +349,7 @@ for (const line of LINES)
       expect(existsSync(steps)).to.equal(true);
     });
 
-    it("releases a unique PHP job's lock when it fails the job, so PHP can dispatch that job again", async function () {
+    it("releases a unique PHP job's lock when it fails the job (no handler, too many attempts), so PHP can dispatch it again", async function () {
       const cachePrefix = `acme_${id}_cache_`;
       writeApp({ CACHE_STORE: 'redis', CACHE_PREFIX: cachePrefix }, line);
       const prefix = skeletonPrefix(laravelMajor(line));
@@ -364,6 +364,21 @@ for (const line of LINES)
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stderr).to.match(/App\\Jobs\\UniqueJob \[[0-9a-f-]{36}\] \(attempt 1\) failed for good/);
       // released as CallQueuedHandler::failed releases it: PHP's dispatch of the same id goes through
+      expect(await client.exists(lock)).to.equal(0);
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
+      expect(await client.exists(lock)).to.equal(1);
+
+      // put back for PHP, popped again past --tries: failed for too many attempts, its lock released too
+      const tries = await larq([
+        'work',
+        handlers(),
+        '--unknown-jobs=release',
+        '--tries=1',
+        '--stop-when-empty',
+        '--sleep=0',
+      ]);
+      expect(tries.code, tries.stderr).to.equal(0);
+      expect(tries.stderr).to.match(/App\\Jobs\\UniqueJob \[[0-9a-f-]{36}\] \(attempt 2\) failed for good/);
       expect(await client.exists(lock)).to.equal(0);
       expect((await phpDispatch('unique', php)).ids).to.have.length(1);
     });
