@@ -72,6 +72,8 @@ export interface CliConfig {
   failed: FailedJobProviderConfig;
   /** Laravel's default cache store, when it is one larq can use. */
   cache?: CacheConfig;
+  /** That store's name (config('cache.default'): CACHE_STORE, or CACHE_DRIVER before Laravel 11). */
+  cacheStoreName?: string;
   /** Why there is no cache store (or only an in-process one), for the worker's start-up note. */
   cacheNote?: string;
   /** Horizon mode (see {@link horizonConfig}): Horizon's prefix and why it is on; undefined when off. */
@@ -194,6 +196,7 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
   const cachePrefix = env.prefix('CACHE_PREFIX');
+  config.cacheStoreName = store;
   const common = { appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
   if (store === 'redis') {
     const cacheDb = redisDb(env.get('REDIS_CACHE_CONNECTION') ?? 'cache', 'REDIS_CACHE_CONNECTION');
