@@ -19,7 +19,7 @@
 // that much later than Laravel's loop would see it. In exchange the next pop leaves with the last job's
 // acknowledgement instead of a round trip after it.
 import { type Clock, systemClock, unixSeconds } from './clock';
-import { AttemptOverError, InvalidOptionError, JobAlreadyRunningError, LarqError } from './errors';
+import { AttemptOverError, JobAlreadyRunningError, LarqError } from './errors';
 import { LaravelRelease } from './LaravelLine';
 import { toError, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { AttemptAction, JobRunner, WorkerJob, WorkerQueue } from './jobs/contracts';
@@ -30,15 +30,15 @@ import { heapMemoryUsage, timerSleep } from './worker/defaults';
 import { failJob, FailureRecorder } from './worker/fail';
 import { handleJobException, type JobExceptionDeps } from './worker/handleJobException';
 import { Heartbeat } from './worker/heartbeat';
-import { JobTimeouts } from './worker/JobTimeouts';
+import { JobTimeouts, timeoutForJob } from './worker/JobTimeouts';
 import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, type AttemptContext } from './worker/maxAttempts';
 import { NextJobs, where } from './worker/NextJobs';
-import { PopBudget } from './worker/PopBudget';
+import { payloadSize, PopBudget } from './worker/PopBudget';
 import { RunningJobs } from './worker/RunningJobs';
 import { Slots } from './worker/Slots';
 import { StopChecks } from './worker/StopChecks';
 import { TimeoutHandler } from './worker/TimeoutHandler';
-import { resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
+import { queueList, resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
 
 export type { WorkerDeps } from './WorkerOptions';
 
@@ -306,7 +306,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const attempt = new Attempt(job, this.refused, { mayDeferFinalDelete: true });
     const key = this.runningJobs.add(attempt);
     this.slots.occupy(attempt);
-    this.timeouts.trackJob(attempt, this.timeoutFor(job));
+    this.timeouts.trackJob(attempt, timeoutForJob(job, this.options.timeout, this.events));
     let vacated = false;
     const handlerDone = (): void => {
       if (vacated) return;
@@ -323,16 +323,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         handlerDone();
         this.finishIfDone(attempt);
       });
-  }
-
-  // Laravel arms its alarm per job: the payload timeout, else the option; 0 (or less) disables it.
-  private timeoutFor(job: J): number {
-    try {
-      return Math.max(job.timeout() ?? this.options.timeout, 0);
-    } catch (e) {
-      this.events.report(e); // an unreadable payload: process() will report it properly; fall back to the option
-      return this.options.timeout;
-    }
   }
 
   // Laravel's Worker::process: JobProcessing, the already-exceeded check, the run, JobProcessed; exceptions
@@ -432,15 +422,4 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.cacheSignals.dropPrefetched();
     if (seconds > 0 && !this.stops.signal.aborted) await this.sleepImpl(seconds * 1000, this.stops.signal);
   }
-}
-
-// Laravel splits `--queue` on commas without trimming; an array is taken as given.
-function queueList(queues: string[] | string): string[] {
-  const list = typeof queues === 'string' ? queues.split(',') : [...queues];
-  if (list.length === 0) throw new InvalidOptionError('queues', 'must name at least one queue');
-  return list;
-}
-
-function payloadSize(job: WorkerJob): number {
-  return job.payloadLength ? job.payloadLength() : job.getRawBody().length;
 }
