@@ -49,11 +49,6 @@ export class StopChecks {
     return this.stopping.signal;
   }
 
-  /** Whether pause() holds the worker (SIGUSR2). */
-  get isPaused(): boolean {
-    return this.paused;
-  }
-
   /** A run begins: forget the previous run's stop; with `signals`, listen for TERM, INT, USR2... until stop(). */
   start(signals?: SignalTarget): void {
     this.quitReason = null;
