@@ -11,52 +11,34 @@
 // the handler does late is refused and reported.
 //
 // Timeouts (worker/JobTimeouts): when a job's timeout expires the worker does what Laravel's timeout
-// handler does before it kills the worker (jobTimedOut), and leaves the job reserved; a handler still
-// running `timeoutGraceSeconds` later is hung, and by default ends the worker with status 1 (handlerHung).
+// handler does before it kills the worker, and leaves the job reserved; a handler still running
+// `timeoutGraceSeconds` later is hung, and by default ends the worker with status 1 (worker/TimeoutHandler).
 //
 // The stop and pause checks take the cache reads the checks before them started (CacheSignals' read-ahead),
 // never one started more than PREFETCH_FRESH_MS before: a `queue:restart` or `queue:pause` may be seen
 // that much later than Laravel's loop would see it. In exchange the next pop leaves with the last job's
 // acknowledgement instead of a round trip after it.
-import { calculateBackoff } from './backoff';
 import { type Clock, systemClock, unixSeconds } from './clock';
-import {
-  AttemptOverError,
-  HungHandlerError,
-  InvalidOptionError,
-  JobAlreadyRunningError,
-  LarqError,
-  TimeoutExceededError,
-} from './errors';
+import { AttemptOverError, JobAlreadyRunningError, LarqError } from './errors';
 import { LaravelRelease } from './LaravelLine';
-import {
-  type JobEvent,
-  toError,
-  TypedEmitter,
-  type WorkerEvents,
-  type WorkerStopReason,
-  type WorkerStopResult,
-} from './events';
+import { toError, type WorkerEvents, type WorkerStopReason, type WorkerStopResult } from './events';
 import type { AttemptAction, JobRunner, WorkerJob, WorkerQueue } from './jobs/contracts';
 import { Attempt, attemptOf } from './worker/Attempt';
 import { CacheSignals } from './worker/CacheSignals';
+import { DaemonEvents } from './worker/DaemonEvents';
 import { heapMemoryUsage, timerSleep } from './worker/defaults';
 import { failJob, FailureRecorder } from './worker/fail';
+import { handleJobException, type JobExceptionDeps } from './worker/handleJobException';
 import { Heartbeat } from './worker/heartbeat';
-import { JobTimeouts } from './worker/JobTimeouts';
-import { causedByLostConnection } from './worker/lostConnection';
-import {
-  alreadyExceedsMaxAttempts,
-  failAsAlreadyExceeded,
-  failIfWillExceedMaxAttempts,
-  failIfWillExceedMaxExceptions,
-  type AttemptContext,
-} from './worker/maxAttempts';
+import { JobTimeouts, timeoutForJob } from './worker/JobTimeouts';
+import { alreadyExceedsMaxAttempts, failAsAlreadyExceeded, type AttemptContext } from './worker/maxAttempts';
 import { NextJobs, where } from './worker/NextJobs';
-import { PopBudget } from './worker/PopBudget';
+import { payloadSize, PopBudget } from './worker/PopBudget';
+import { RunningJobs } from './worker/RunningJobs';
 import { Slots } from './worker/Slots';
 import { StopChecks } from './worker/StopChecks';
-import { resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
+import { TimeoutHandler } from './worker/TimeoutHandler';
+import { queueList, resolveWorkerOptions, type WorkerDeps, type WorkerOptions } from './WorkerOptions';
 
 export type { WorkerDeps } from './WorkerOptions';
 
@@ -69,10 +51,11 @@ export const STOP_CHECK_SECONDS = 1;
 export class Worker<J extends WorkerJob = WorkerJob> {
   /** The resolved options. */
   readonly options: Readonly<WorkerOptions>;
-  private readonly events = new TypedEmitter<WorkerEvents<J>>();
+  private readonly events: DaemonEvents<J>;
   private readonly clock: Clock;
   private readonly sleepImpl: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly attemptContext: AttemptContext<J>;
+  private readonly exceptionRules: JobExceptionDeps<J>;
   private readonly slots: Slots<J>;
   private readonly timeouts: JobTimeouts<J>;
   private readonly heartbeat: Heartbeat<J> | null;
@@ -80,9 +63,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly recorder: FailureRecorder;
   private readonly cacheSignals: CacheSignals;
   private readonly nextJobs: NextJobs<J>;
-  // The attempts whose handlers have not settled, by job identity (uuid, else the raw payload): a job
-  // popped again while its key is here is not started.
-  private readonly handlersRunning = new Map<string, Attempt<J>>();
+  private readonly runningJobs = new RunningJobs<J>();
   private running = false;
   private readonly stops: StopChecks;
   private jobsProcessed = 0;
@@ -96,31 +77,25 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     private readonly deps: WorkerDeps = {},
   ) {
     this.options = resolveWorkerOptions(options);
+    this.events = new DaemonEvents(queue);
     this.clock = deps.clock ?? systemClock;
     const sleep = deps.sleep ?? timerSleep;
     // A sleep that rejects must not leave a rejected promise behind in the duties or the loop.
-    this.sleepImpl = (ms, signal) => sleep(ms, signal).catch((e: unknown) => this.report(e));
+    this.sleepImpl = (ms, signal) => sleep(ms, signal).catch((e: unknown) => this.events.report(e));
     this.slots = new Slots(this.options.concurrency);
-    this.timeouts = new JobTimeouts(this.clock, this.sleepImpl, this.options.timeoutGraceSeconds, {
-      timedOut: (attempt, seconds) => void this.jobTimedOut(attempt, seconds),
-      hung: (attempt, seconds) => this.handlerHung(attempt, seconds),
-    });
-    this.heartbeat = this.makeHeartbeat();
     this.popBudget = new PopBudget(this.options.memory * 1024 * 1024, () => this.memoryUsage());
     this.recorder = new FailureRecorder(deps.failer, () => this.clock.nowMs());
     const laravel = LaravelRelease.of(deps.laravel ?? 13);
-    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.report(e), {
+    this.cacheSignals = new CacheSignals(deps.cache, (e) => this.events.report(e), {
       laravel,
       clock: this.clock,
       readAhead: true,
     });
-    // 12.54+: `memory` 0 disables the check (earlier versions always stopped).
-    const memoryExceeded = (): boolean =>
-      this.options.memory > 0 && this.memoryUsage() / 1024 / 1024 >= this.options.memory;
     this.stops = new StopChecks(this.options, {
       clock: this.clock,
-      memoryExceeded,
+      memoryUsage: () => this.memoryUsage(),
       shouldRestart: () => this.cacheSignals.shouldRestart(),
+      isDownForMaintenance: deps.isDownForMaintenance,
     });
     this.nextJobs = new NextJobs({
       queue,
@@ -135,6 +110,19 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       cache: deps.cache,
       fail: (job, e) => this.failJobByRule(job, e),
     };
+    this.exceptionRules = { options: this.options, rules: this.attemptContext, events: this.events };
+    const onTimeout = new TimeoutHandler({
+      ...this.exceptionRules,
+      stops: this.stops,
+      finishIfDone: (attempt) => this.finishIfDone(attempt),
+    });
+    this.timeouts = new JobTimeouts(this.clock, this.sleepImpl, this.options.timeoutGraceSeconds, onTimeout);
+    this.heartbeat = Heartbeat.forWorker(this.options, queue, {
+      sleep: this.sleepImpl,
+      jobs: () => this.slots.attempts(),
+      now: () => unixSeconds(this.clock),
+      report: (e) => this.events.report(e),
+    });
   }
 
   /** Listen to a worker event (see WorkerEvents). */
@@ -170,7 +158,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
           found = await this.runNextJobs(list);
         } catch (e) {
           // Laravel would die here; larq reports and carries on after a breath.
-          this.report(e);
+          this.events.report(e);
           await this.sleep(1);
         }
         // The stop check's restart read and the next pass's pause reads, in one round trip.
@@ -195,10 +183,11 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     let found = true;
     let limit = 0;
     if (this.slots.free > 0) {
-      if (!(await this.daemonShouldRun(list))) {
+      if (!(await this.stops.daemonShouldRun())) {
         await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
         return false;
       }
+      this.events.emit('Looping', where(this.queue, list));
       limit = this.popLimit();
       if (limit > 0) {
         const jobs = await this.nextJobs.pop(list, limit);
@@ -235,7 +224,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     const list = queueList(queues);
     this.begin();
     try {
-      if (!this.options.force && (await this.isDownForMaintenance())) {
+      if (!this.options.force && (await this.stops.isDownForMaintenance())) {
         await this.sleep(this.options.sleep);
         return null;
       }
@@ -285,7 +274,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     await failJob(job, error, this.runner, this.recorder, {
       jobFailed: (failed, exception) =>
         this.events.emit('JobFailed', { connectionName: failed.getConnectionName(), job: failed, exception }),
-      report: (e) => this.report(e),
+      report: (e) => this.events.report(e),
     });
   }
 
@@ -297,22 +286,13 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.lastJobProcessedAt = null;
   }
 
-  private async daemonShouldRun(list: readonly string[]): Promise<boolean> {
-    if (!this.options.force && (await this.isDownForMaintenance())) return false;
-    if (this.stops.isPaused) return false;
-    this.events.emit('Looping', where(this.queue, list));
-    return true;
-  }
-
-  // A job whose earlier attempt still runs here (it outlived retry_after, was taken back to the queue and
-  // popped again) is not started: one process never runs one job twice at once. Its new reservation is
+  // A job whose earlier attempt still runs here (worker/RunningJobs) is not started. Its new reservation is
   // left as it is, as a second Laravel worker that died right after its pop would leave it: it comes back
   // after retry_after with this attempt counted.
   private alreadyRunning(job: J): boolean {
-    if (this.handlersRunning.size === 0) return false;
-    if (this.handlersRunning.get(jobKey(job)) === undefined) return false;
-    this.events.emit('JobAlreadyRunning', this.jobEvent(job));
-    this.report(new JobAlreadyRunningError(job));
+    if (!this.runningJobs.has(job)) return false;
+    this.events.emit('JobAlreadyRunning', this.events.jobEvent(job));
+    this.events.report(new JobAlreadyRunningError(job));
     return true;
   }
 
@@ -324,16 +304,15 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private runJob(job: J): void {
     this.jobsProcessed++;
     const attempt = new Attempt(job, this.refused, { mayDeferFinalDelete: true });
-    const key = jobKey(job);
-    this.handlersRunning.set(key, attempt);
+    const key = this.runningJobs.add(attempt);
     this.slots.occupy(attempt);
-    this.timeouts.trackJob(attempt, this.timeoutFor(job));
+    this.timeouts.trackJob(attempt, timeoutForJob(job, this.options.timeout, this.events));
     let vacated = false;
     const handlerDone = (): void => {
       if (vacated) return;
       vacated = true;
       this.timeouts.untrackJob(attempt);
-      if (this.handlersRunning.get(key) === attempt) this.handlersRunning.delete(key);
+      this.runningJobs.delete(key, attempt);
       this.lastJobProcessedAt = unixSeconds(this.clock);
       if (this.options.rest > 0) void this.sleep(this.options.rest).then(() => this.slots.vacate(attempt));
       else this.slots.vacate(attempt);
@@ -346,16 +325,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       });
   }
 
-  // Laravel arms its alarm per job: the payload timeout, else the option; 0 (or less) disables it.
-  private timeoutFor(job: J): number {
-    try {
-      return Math.max(job.timeout() ?? this.options.timeout, 0);
-    } catch (e) {
-      this.report(e); // an unreadable payload: process() will report it properly; fall back to the option
-      return this.options.timeout;
-    }
-  }
-
   // Laravel's Worker::process: JobProcessing, the already-exceeded check, the run, JobProcessed; exceptions
   // go through handleJobException (which rethrows); JobAttempted always comes last. A handler that settles
   // after its timeout changes nothing: the attempt ended at the timeout. `handlerDone`, when given, is
@@ -365,7 +334,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     attempt.start();
     let exception: Error | null = null;
     try {
-      if (this.listens('JobProcessing')) this.events.emit('JobProcessing', this.jobEvent(job));
+      if (this.events.listens('JobProcessing')) this.events.emit('JobProcessing', this.events.jobEvent(job));
       if (alreadyExceedsMaxAttempts(this.attemptContext, job, this.options.maxTries))
         await failAsAlreadyExceeded(this.attemptContext, job);
       // A JobProcessing listener may have deleted the job: it then counts as processed, unrun.
@@ -377,77 +346,21 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await finalDelete;
       }
       attempt.conclude();
-      if (this.listens('JobProcessed')) this.events.emit('JobProcessed', this.jobEvent(job));
-      if (job.isReleased() && !job.isDeleted() && this.listens('JobReleased'))
-        this.events.emit('JobReleased', this.jobEvent(job));
+      if (this.events.listens('JobProcessed')) this.events.emit('JobProcessed', this.events.jobEvent(job));
+      if (job.isReleased() && !job.isDeleted() && this.events.listens('JobReleased'))
+        this.events.emit('JobReleased', this.events.jobEvent(job));
     } catch (e) {
       exception = toError(e);
       if (!attempt.handlerSettled()) throw exception;
       try {
-        await this.handleJobException(job, exception);
+        await handleJobException(job, exception, this.exceptionRules);
       } finally {
         attempt.conclude();
       }
     } finally {
-      if (attempt.state !== 'timedOut' && this.listens('JobAttempted'))
-        this.events.emit('JobAttempted', { ...this.jobEvent(job), exception });
+      if (attempt.state !== 'timedOut' && this.events.listens('JobAttempted'))
+        this.events.emit('JobAttempted', { ...this.events.jobEvent(job), exception });
     }
-  }
-
-  // Laravel's Worker::handleJobException: fail if this was the last try or exception, fire
-  // JobExceptionOccurred, and release with backoff whatever was neither failed nor settled by the job.
-  private async handleJobException(job: J, error: Error): Promise<never> {
-    try {
-      if (!job.hasFailed()) {
-        await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
-        await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
-      }
-      this.events.emit('JobExceptionOccurred', { ...this.jobEvent(job), exception: error });
-    } finally {
-      if (!job.isDeleted() && !job.isReleased() && !job.hasFailed()) {
-        const backoff = calculateBackoff(job.backoff(), this.options.backoff, job.attempts());
-        await job.release(backoff);
-        this.events.emit('JobReleasedAfterException', { ...this.jobEvent(job), backoff, exception: error });
-      }
-    }
-    throw error;
-  }
-
-  // What Laravel's timeout handler (Worker::registerTimeoutHandler) does before it kills the worker; the
-  // attempt has timed out already (JobTimeouts). See the header for the rest.
-  private async jobTimedOut(attempt: Attempt<J>, timeoutSeconds: number): Promise<void> {
-    const { job } = attempt;
-    const error = new TimeoutExceededError(job);
-    attempt.abort(error);
-    try {
-      // A job already failed in this attempt (before it ran, or by its handler) is not failed again.
-      if (!job.hasFailed()) {
-        await failIfWillExceedMaxAttempts(this.attemptContext, job, this.options.maxTries, error);
-        await failIfWillExceedMaxExceptions(this.attemptContext, job, error);
-        if (job.shouldFailOnTimeout()) await this.failJobByRule(job, error);
-      }
-    } catch (e) {
-      this.report(e);
-    }
-    this.events.emit('JobTimedOut', { ...this.jobEvent(job), timeout: timeoutSeconds });
-    this.report(error);
-    attempt.timeoutHandled();
-    this.finishIfDone(attempt);
-    if (this.options.onTimeout === 'stop') this.stops.timeoutStop();
-  }
-
-  // A timed-out handler did not settle within the grace: Laravel's worker would have been killed by now.
-  private handlerHung(attempt: Attempt<J>, timeoutSeconds: number): void {
-    const { timeoutGraceSeconds: graceSeconds, onHungHandler: policy } = this.options;
-    this.events.emit('JobHandlerHung', {
-      ...this.jobEvent(attempt.job),
-      timeout: timeoutSeconds,
-      graceSeconds,
-      policy,
-    });
-    this.report(new HungHandlerError(attempt.job, graceSeconds, policy));
-    this.finishIfDone(attempt);
-    if (policy === 'stop') this.stops.timeoutStop();
   }
 
   private finishIfDone(attempt: Attempt<J>): void {
@@ -457,8 +370,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   // An attempt refused a side effect because it was over: say so, with the job's name.
   private refuse(attempt: Attempt<J>, action: AttemptAction): void {
     const error = new AttemptOverError(attempt.job, action, attempt.state);
-    this.events.emit('JobActionRefused', { ...this.jobEvent(attempt.job), action, state: attempt.state, error });
-    this.report(error);
+    this.events.emit('JobActionRefused', { ...this.events.jobEvent(attempt.job), action, state: attempt.state, error });
+    this.events.report(error);
   }
 
   private async stopWorker(result: WorkerStopResult): Promise<WorkerStopResult> {
@@ -490,26 +403,6 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return (this.deps.memoryUsage ?? heapMemoryUsage)();
   }
 
-  private async isDownForMaintenance(): Promise<boolean> {
-    return this.deps.isDownForMaintenance ? await this.deps.isDownForMaintenance() : false;
-  }
-
-  // The heartbeat beats while the daemon runs, `heartbeat` seconds after the previous beat ended.
-  private makeHeartbeat(): Heartbeat<J> | null {
-    const { heartbeat, retryAfter } = this.options;
-    const queue = this.queue;
-    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return null;
-    return new Heartbeat<J>({
-      retryAfterSeconds: retryAfter,
-      everySeconds: heartbeat,
-      sleep: this.sleepImpl,
-      jobs: () => this.slots.attempts(),
-      extend: (job, until) => queue.extendReservation!(job, until),
-      now: () => unixSeconds(this.clock),
-      report: (e) => this.report(e),
-    });
-  }
-
   // runJob's catch: report the exception and stop on a lost connection. After a timeout the handler's
   // reaction to the abort is expected noise; anything else it throws late is still reported.
   private reportJobException(attempt: Attempt<J>, thrown: unknown): void {
@@ -520,14 +413,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
 
   private reportAndCheckConnection(thrown: unknown): void {
     const error = toError(thrown);
-    this.report(error);
-    if (causedByLostConnection(error)) {
-      this.stops.connectionLost();
-    }
-  }
-
-  private report(thrown: unknown): void {
-    this.events.emit('error', toError(thrown));
+    this.events.report(error);
+    this.stops.stopWorkerIfLostConnection(error);
   }
 
   // Cut short by a stop, so a stopping worker never sits out a `sleep` or `rest`.
@@ -536,36 +423,4 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     this.cacheSignals.dropPrefetched();
     if (seconds > 0 && !this.stops.signal.aborted) await this.sleepImpl(seconds * 1000, this.stops.signal);
   }
-
-  // The per-job events are built only when someone listens.
-  private listens(name: keyof WorkerEvents<J> & string): boolean {
-    return this.events.listenerCount(name) > 0;
-  }
-
-  private jobEvent(job: J): JobEvent<J> {
-    return { connectionName: this.queue.connectionName, job };
-  }
-}
-
-// Laravel splits `--queue` on commas without trimming; an array is taken as given.
-function queueList(queues: string[] | string): string[] {
-  const list = typeof queues === 'string' ? queues.split(',') : [...queues];
-  if (list.length === 0) throw new InvalidOptionError('queues', 'must name at least one queue');
-  return list;
-}
-
-// What makes two reservations the same job: its uuid, else (a raw job pushed by another producer) its
-// payload as popped.
-function jobKey(job: WorkerJob): string {
-  let uuid: string | null = null;
-  try {
-    uuid = job.uuid();
-  } catch {
-    // an unreadable payload has no uuid to read: its raw body identifies it
-  }
-  return uuid ?? job.getRawBody();
-}
-
-function payloadSize(job: WorkerJob): number {
-  return job.payloadLength ? job.payloadLength() : job.getRawBody().length;
 }

@@ -149,6 +149,13 @@ export function resolveWorkerOptions(partial: Partial<WorkerOptions> = {}): Read
   return Object.freeze(options);
 }
 
+/** The daemon's `--queue` list: Laravel splits it on commas without trimming; an array is taken as given. */
+export function queueList(queues: string[] | string): string[] {
+  const list = typeof queues === 'string' ? queues.split(',') : [...queues];
+  if (list.length === 0) throw new InvalidOptionError('queues', 'must name at least one queue');
+  return list;
+}
+
 /** What a Worker may be given besides its queue and runner; everything is optional. */
 export interface WorkerDeps {
   /** Laravel's default cache store, any CacheStore: restart and pause signals, maxExceptions counters. */

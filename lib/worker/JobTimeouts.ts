@@ -34,6 +34,19 @@ interface Watched {
   timedOut: boolean;
 }
 
+/**
+ * Laravel's Worker::timeoutForJob: the payload's timeout, else the `timeout` option; 0 (or less): none. An
+ * unreadable payload is reported, and gets the option (process() reports it properly).
+ */
+export function timeoutForJob(job: WorkerJob, optionTimeout: number, out: { report(e: unknown): void }): number {
+  try {
+    return Math.max(job.timeout() ?? optionTimeout, 0);
+  } catch (e) {
+    out.report(e);
+    return optionTimeout;
+  }
+}
+
 /** Watches the running attempts that have a timeout. */
 export class JobTimeouts<J extends WorkerJob> {
   private readonly watched = new Map<Attempt<J>, Watched>();

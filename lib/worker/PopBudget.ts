@@ -7,6 +7,7 @@
 //
 // Laravel's worker holds one job at a time and checks memory after it; a concurrent worker checks before
 // each pop too, so a queue of big payloads is taken a few at a time and never all at once.
+import type { WorkerJob } from '../jobs/contracts';
 
 /** Memory held per job, in multiples of its payload's length. */
 export const COPIES = 4;
@@ -40,10 +41,15 @@ export class PopBudget {
     return Math.min(slots, Math.max(fits, running === 0 ? 1 : 0));
   }
 
-  /** Learn from the payload sizes (string lengths) of one pop. */
+  /** Learn from the payload sizes (string lengths, see payloadSize) of one pop. */
   record(sizes: readonly number[]): void {
     let largest = this.largest / 2;
     for (const size of sizes) if (size > largest) largest = size;
     this.largest = Math.max(largest, 1);
   }
+}
+
+/** A popped job's payload size as the budget counts it: its string length. */
+export function payloadSize(job: WorkerJob): number {
+  return job.payloadLength ? job.payloadLength() : job.getRawBody().length;
 }

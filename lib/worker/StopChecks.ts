@@ -1,9 +1,11 @@
 // The daemon's stop and pause state, and the checks that read it: what Laravel's Worker keeps in
 // `shouldQuit` and `paused`, set by its signal handlers (Worker::listenForSignals) and by the worker's own
-// rules (a timeout, a lost connection), and read by Worker::stopIfNecessary (13.x) after every pass.
+// rules (a timeout, a lost connection), and read by Worker::daemonShouldRun before every pass and by
+// Worker::stopIfNecessary (13.x) after it.
 import type { Clock } from '../clock';
 import type { WorkerStopReason, WorkerStopResult } from '../events';
 import type { WorkerOptions } from '../WorkerOptions';
+import { causedByLostConnection } from './lostConnection';
 import { listenForSignals, type SignalTarget } from './processSignals';
 
 /** `queue:work` exit statuses (Laravel's EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT). */
@@ -19,10 +21,12 @@ const STATUS_BY_REASON: Partial<Record<WorkerStopReason, number>> = {
 /** What the checks read besides their own state. */
 export interface StopCheckSources {
   clock: Clock;
-  /** Whether memory in use reached the `memory` option. */
-  memoryExceeded(): boolean;
+  /** Bytes in use, as the `memory` option means it. */
+  memoryUsage(): number;
   /** Whether `queue:restart` ran since the worker started. */
   shouldRestart(): Promise<boolean>;
+  /** Laravel's isDownForMaintenance; absent: never down. */
+  isDownForMaintenance?: () => boolean | Promise<boolean>;
 }
 
 /** One worker's stop and pause state, from start() (the daemon starting) to stop(). */
@@ -43,11 +47,6 @@ export class StopChecks {
   /** Aborted once the worker must stop: cuts short its sleeps and its wait for a free slot. */
   get signal(): AbortSignal {
     return this.stopping.signal;
-  }
-
-  /** Whether pause() holds the worker (SIGUSR2). */
-  get isPaused(): boolean {
-    return this.paused;
   }
 
   /** A run begins: forget the previous run's stop; with `signals`, listen for TERM, INT, USR2... until stop(). */
@@ -81,10 +80,27 @@ export class StopChecks {
     this.paused = false;
   }
 
-  /** The connection is gone (Laravel's causedByLostConnection): stop with status 1. */
-  connectionLost(): void {
+  /** Laravel's Worker::stopWorkerIfLostConnection: when `error` says the connection is gone, stop with status 1. */
+  stopWorkerIfLostConnection(error: Error): void {
+    if (!causedByLostConnection(error)) return;
     this.lostConnection = true;
     this.stopping.abort();
+  }
+
+  /** Laravel's Worker::daemonShouldRun, but for its Looping veto: neither down for maintenance (unless `force`) nor paused. */
+  async daemonShouldRun(): Promise<boolean> {
+    if (!this.options.force && (await this.isDownForMaintenance())) return false;
+    return !this.paused;
+  }
+
+  /** Laravel's isDownForMaintenance; false when the worker was given none. */
+  async isDownForMaintenance(): Promise<boolean> {
+    return this.sources.isDownForMaintenance ? await this.sources.isDownForMaintenance() : false;
+  }
+
+  /** Laravel's Worker::memoryExceeded; 12.54+: `memory` 0 disables the check (earlier versions always stopped). */
+  memoryExceeded(): boolean {
+    return this.options.memory > 0 && this.sources.memoryUsage() / 1024 / 1024 >= this.options.memory;
   }
 
   /** A timeout (onTimeout 'stop') or a hung handler (onHungHandler 'stop') ends the worker with status 1. */
@@ -105,7 +121,7 @@ export class StopChecks {
     if (this.lostConnection) return { status: EXIT_ERROR, reason: 'lost_connection' };
     if (this.quitReason !== null)
       return { status: STATUS_BY_REASON[this.quitReason] ?? EXIT_SUCCESS, reason: this.quitReason };
-    if (this.sources.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
+    if (this.memoryExceeded()) return { status: EXIT_MEMORY_LIMIT, reason: 'memory' };
     if (await this.sources.shouldRestart()) return { status: EXIT_SUCCESS, reason: 'restart_signal' };
     if (stopWhenEmpty && !found) return { status: EXIT_SUCCESS, reason: 'empty' };
     if (maxTime > 0 && (this.sources.clock.nowMs() - this.startedAtMs) / 1000 >= maxTime)

@@ -7,7 +7,7 @@
 // then finds nothing. That is not a lost reservation; only a job still held by its attempt after the
 // extension failed is reported.
 import { LarqError } from '../errors';
-import type { WorkerJob } from '../jobs/contracts';
+import type { WorkerJob, WorkerQueue } from '../jobs/contracts';
 
 /** One in-flight job as the heartbeat sees it. */
 export interface HeartbeatJob<J extends WorkerJob> {
@@ -38,6 +38,24 @@ export class Heartbeat<J extends WorkerJob> {
   private beating: Promise<void> | undefined;
 
   constructor(private readonly options: HeartbeatOptions<J>) {}
+
+  /**
+   * A worker's heartbeat, beating `heartbeat` seconds after the previous beat ended, when the worker has
+   * one (`heartbeat` on, `retryAfter` known) and its queue can extend a reservation; else null.
+   */
+  static forWorker<J extends WorkerJob>(
+    { heartbeat, retryAfter }: { heartbeat: number | false; retryAfter: number | null },
+    queue: Pick<WorkerQueue<J>, 'extendReservation'>,
+    worker: Pick<HeartbeatOptions<J>, 'sleep' | 'jobs' | 'now' | 'report'>,
+  ): Heartbeat<J> | null {
+    if (heartbeat === false || retryAfter === null || queue.extendReservation === undefined) return null;
+    return new Heartbeat<J>({
+      ...worker,
+      retryAfterSeconds: retryAfter,
+      everySeconds: heartbeat,
+      extend: (job, until) => queue.extendReservation!(job, until),
+    });
+  }
 
   /** Beat every `everySeconds` until stop(). */
   start(): void {
