@@ -13,7 +13,7 @@ import {
   reconnectOnReadOnly,
   type QueueTelemetry,
 } from '../../RedisQueueOptions';
-import { readTimeoutOptions } from '../../redis/readTimeout';
+import { dropReadTimeoutOnClose, readTimeoutOptions } from '../../redis/readTimeout';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -124,6 +124,7 @@ export async function openRedis(
         reconnectOnError: reconnectOnReadOnly,
         ...silence,
       });
+  dropReadTimeoutOnClose(client);
   let firstProblem: Error | undefined;
   const sentinelErrors: string[] = [];
   // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).
