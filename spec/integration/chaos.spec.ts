@@ -31,6 +31,8 @@ const ACK_WINDOW_MS = 1000;
 const RETRY_AFTER_MS = 5000;
 // How soon after Redis returns each worker that lived through the outage starts a job again (the issue's bound).
 const RESUME_WITHIN_MS = 1000;
+// How long a `larq work` may take from its start to its first job, even on a busy host.
+const WORKER_START_MS = 30000;
 
 type Disruption = 'none' | 'restart' | 'outage';
 
@@ -180,10 +182,13 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
       // has opened its connections. One still starting (a replacement, or any of them on a busy host: a
       // start can take seconds) would find Redis gone, and `larq work` refuses to start without Redis
       // (exit 1, "cannot reach Redis"): it would never resume, and its replacement would hide its exit code.
+      // (For at most WORKER_START_MS: a worker that never starts a job is then left to the checks below.)
       holdKills = true;
+      const startsBy = Date.now() + WORKER_START_MS;
       while (
-        replacing ||
-        !workers.every((w) => w.proc.exitCode !== null || w.proc.signalCode !== null || hasStartedAJob(w.proc.pid!))
+        Date.now() < startsBy &&
+        (replacing ||
+          !workers.every((w) => w.proc.exitCode !== null || w.proc.signalCode !== null || hasStartedAJob(w.proc.pid!)))
       )
         await sleep(50);
       redisUp = false;
