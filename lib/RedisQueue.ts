@@ -21,7 +21,7 @@ import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { readTimeoutOptions } from './redis/readTimeout';
+import { dropReadTimeoutOnClose, readTimeoutOptions } from './redis/readTimeout';
 import {
   isClient,
   reconnectDelay,
@@ -93,6 +93,7 @@ export class RedisQueue implements ReservedJobStore {
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
+    dropReadTimeoutOnClose(this.client);
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
     const { blockFor, retryAfter, readTimeout } = this.options;

@@ -13,7 +13,7 @@ import {
   reconnectOnReadOnly,
   type QueueTelemetry,
 } from '../../RedisQueueOptions';
-import { readTimeoutOptions } from '../../redis/readTimeout';
+import { dropReadTimeoutOnClose, readTimeoutOptions } from '../../redis/readTimeout';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -124,6 +124,7 @@ export async function openRedis(
         reconnectOnError: reconnectOnReadOnly,
         ...silence,
       });
+  dropReadTimeoutOnClose(client);
   let firstProblem: Error | undefined;
   const sentinelErrors: string[] = [];
   // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).
@@ -153,14 +154,17 @@ export async function openRedis(
     lostBecause = '';
   });
   try {
-    // A connection the server closed while it was being opened, with no socket error (a CLIENT KILL, a server
-    // going down as it answered), is opened again, twice at most; one refused or failing is reported at once.
+    // A connection the server closed or reset while it was being opened (a CLIENT KILL, a server going down
+    // as it answered: no socket error, or ECONNRESET, or EPIPE on a write after it) is opened again, twice at
+    // most; one refused or failing otherwise is reported at once.
     for (let attempt = 1; ; attempt++) {
       try {
         await client.connect();
         break;
       } catch (e) {
-        if (attempt < 3 && firstProblem === undefined && (e as Error).message === 'Connection is closed.') {
+        if (attempt < 3 && closedByServer(firstProblem) && closedByServer(e as Error)) {
+          firstProblem = undefined;
+          lostBecause = '';
           await new Promise((r) => setTimeout(r, 100));
           continue;
         }
@@ -189,6 +193,14 @@ export async function openRedis(
     return quitWithin(client, QUIT_WAIT_MS);
   });
   return client;
+}
+
+// Whether a connection being opened ended because the server closed it (no socket error: ioredis' own
+// "Connection is closed.") or reset it, rather than refusing or failing it.
+function closedByServer(error: Error | undefined): boolean {
+  if (error === undefined || error.message === 'Connection is closed.') return true;
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 // Redis refusing the credentials: a wrong password or user (WRONGPASS), none given (NOAUTH), or one
