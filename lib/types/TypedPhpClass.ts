@@ -5,7 +5,7 @@
 // 13.x), a date a JS Date, and a value-object property its own plain object.
 import { PhpBuildError } from '../errors';
 import { php, phpClass, PhpFloat, type PhpClass, type PropertySpec } from '../php/builder';
-import { PhpArray, PhpBytes, PhpEnum, PhpObject, PhpReference, type PhpValue } from '../php/values';
+import { PhpArray, PhpBytes, PhpEnum, PhpObject, PhpReference } from '../php/values';
 
 /** How a property's PHP type converts a JS value; see TypedPhpClass.make. */
 export type PhpTypeKind =
