@@ -10,6 +10,7 @@ import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
+import { declarationWarnings } from '../../types/checkTypes';
 import { Handlers, type CommandHooks, type MiddlewareOptions, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
 import type { PhpObject } from '../../php/values';
@@ -217,6 +218,8 @@ async function run(p: Parsed, io: Io): Promise<number> {
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
     if (startedByNpm()) io.err(`larq work: warning: ${NPM_PARENT}`);
+    for (const line of declarationWarnings(handlers.declarations(), config.appDir))
+      io.err(`larq work: warning: ${line}`);
     watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);
