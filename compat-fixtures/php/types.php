@@ -4,7 +4,8 @@
 //
 //   php types.php APP_DIR serialize   {case: base64 of serialize(object)}
 //   php types.php APP_DIR describe    {case: describe.php's description of the object}
-//   php types.php APP_DIR dispatch    pushes every job case with Queue::push: {case: job id}
+//   php types.php APP_DIR dispatch    pushes every job case with Queue::push, then fires OrderShipped and
+//                                     StockChanged to their queued listeners: {case: job id or true}
 //
 // Boots the harness (bootstrap.php: models on the seeded users 7, 8, 9 of connection "mysql"), then the
 // app's own vendor/autoload.php.
@@ -89,6 +90,15 @@ switch ($argv[2] ?? '') {
     case 'dispatch':
         foreach ($jobs as $name => $make) {
             $out[$name] = $app['queue']->connection()->push($make());
+        }
+        // Laravel's event dispatcher queues each ShouldQueue listener as a CallQueuedListener.
+        $events = $app['events'];
+        $events->setQueueResolver(fn () => $app['queue']);
+        $events->listen(Shop\Events\OrderShipped::class, Shop\Listeners\SendShipmentNotice::class);
+        $events->listen(Shop\Events\StockChanged::class, Shop\Listeners\UpdateStock::class);
+        foreach (['OrderShipped', 'StockChanged'] as $name) {
+            $events->dispatch($others[$name]());
+            $out[$name] = true;
         }
         break;
     default:

@@ -20,6 +20,7 @@ import { PHP_CLASS } from '../../lib/php/view';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { parsePhpType, type PhpTypeMember } from '../../lib/types/phpTypes';
 import { reflectApp, type ReflectedClass, type Reflection } from '../../lib/types/reflection';
+import type { TypedListener } from '../../lib/types/TypedListener';
 import type { TypedPhpClass } from '../../lib/types/TypedPhpClass';
 import { laravelHarness, PHP_DIR, requirePhp, type PhpDescribed, type PhpLaravelLine } from '../support/php';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
@@ -191,9 +192,15 @@ for (const line of LINES)
       });
       expect(sent.code, sent.stderr).to.equal(0);
       const received: [string, Record<string, unknown>][] = [];
+      const heard: [string, Record<string, unknown>][] = [];
       const handlers = new Handlers();
       for (const name of new Set(Object.values(JOBS).map(([n]) => n)))
         handlers.object(declared[name], (view) => void received.push([name, view as Record<string, unknown>]));
+      for (const name of ['SendShipmentNotice', 'UpdateStock'])
+        handlers.listener(
+          declared[name] as unknown as TypedListener<object, object, object>,
+          (view) => void heard.push([name, view as Record<string, unknown>]),
+        );
       // the compile-time side: SendInvoice's view is typed, amount a number and customer a model
       handlers.object(declared.SendInvoice as TypedPhpClass<{ amount: number }, object>, (invoice) => {
         const amount: number = invoice.amount;
@@ -219,6 +226,18 @@ for (const line of LINES)
       for (const [name, view] of received) {
         expect(conformance(view, declared[name].className, classes), name).to.deep.equal([]);
       }
+      // a queued listener's handler gets the CallQueuedListener, its event as the event's interface says
+      expect(heard.map(([n, view]) => [n, view.class, view.method])).to.deep.equal([
+        ['SendShipmentNotice', 'Shop\\Listeners\\SendShipmentNotice', 'handle'],
+        ['UpdateStock', 'Shop\\Listeners\\UpdateStock', 'handle'],
+      ]);
+      for (const [name, view] of heard) {
+        const event = reflection.classes.find((c) => c.name === `Shop\\Listeners\\${name}`)!.event!;
+        const [data] = view.data as unknown[];
+        expect(conformance(data, event, classes), name).to.deep.equal([]);
+      }
+      expect((heard[0][1].data as { tracking: string }[])[0].tracking).to.equal('TRK-1');
+      expect((heard[1][1].data as { cost: unknown }[])[0].cost).to.equal(null);
       const archive = received.find(([n]) => n === 'ArchiveOrder')![1];
       expect(archive.orderId).to.equal(42);
       expect(archive.priority).to.deep.equal(new PhpEnum('Shop\\Enums\\Priority', 'High'));
