@@ -43,7 +43,9 @@ and batches continue as Laravel's worker continues them.
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
                         is a Handlers instance or a function (may be async) returning one, called with
                         { queue, config, env, cache }; resolved from the current directory. A .ts module
-                        runs through the app's tsx (npm install --save-dev tsx), which larq registers
+                        runs through the app's tsx (npm install --save-dev tsx), which larq registers;
+                        handlers typed by a larq types module are checked against the app's PHP
+                        classes at start (a warning names each class changed since)
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
