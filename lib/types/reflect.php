@@ -86,10 +86,12 @@ function larq_types_kind(ReflectionClass $c): ?string
     if (!$queued) {
         return null;
     }
-    // A queued listener has no Queueable dispatch of its own: it is the handle() method's event that travels.
-    return $c->hasMethod('handle') && !in_array('Illuminate\Bus\Queueable', larq_types_traits($c), true) && larq_types_event_of($c) !== null
-        ? 'listener'
-        : 'job';
+    // A queued listener is never dispatched itself (no Dispatchable) and its handle() takes the event, a
+    // concrete class: the event travels, in a CallQueuedListener, not the listener.
+    $event = $c->hasMethod('handle') ? larq_types_event_of($c) : null;
+    $listener = $event !== null && class_exists($event) && !(new ReflectionClass($event))->isAbstract()
+        && !in_array('Illuminate\Foundation\Bus\Dispatchable', larq_types_traits($c), true);
+    return $listener ? 'listener' : 'job';
 }
 
 /** Every trait a class uses, its parents' and nested ones included. */
