@@ -54,6 +54,11 @@ export interface TypedPhpClassSpec {
   readonly properties: readonly TypedProperty[];
   /** The hash of the reflected PHP declaration (its used classes' folded in), for `larq types --check`. */
   readonly hash: string;
+  /**
+   * The class writes its own serialized form (`__serialize()` or `__sleep()`): its properties say nothing
+   * of the bytes, so make() refuses instead of guessing (build it with php.serialized()).
+   */
+  readonly customSerialization?: string;
   /** Laravel's tuning the class states as property defaults: tries, timeout, backoff, unique... */
   readonly tuning?: Readonly<Record<string, unknown>>;
 }
@@ -151,6 +156,11 @@ export class TypedPhpClass<View extends object, Input extends object> {
 
   /** An object of this class as PHP's serialize() writes it, from the values `Input` describes. */
   make(values: Input): PhpObject {
+    if (this.spec.customSerialization !== undefined) {
+      throw new PhpBuildError(
+        `${this.className} writes its own serialized form (${this.spec.customSerialization}); build it with php.serialized()`,
+      );
+    }
     const given = values as Readonly<Record<string, unknown>>;
     const converted: Record<string, unknown> = {};
     for (const p of this.spec.properties) {

@@ -136,6 +136,8 @@ function classSource(
   out.push(`/** ${c.name}${tuningText ? `: ${tuningText}` : ''}. */`);
   out.push(`export const ${name} = typedPhpClass<${name}, ${name}Input>(${JSON.stringify(c.name)}, {`);
   out.push(`  modelLine: ${modelLine},`, `  serializesModels: ${sm},`, `  hash: ${JSON.stringify(hash)},`);
+  const custom = (c.dynamic ?? []).find((d) => /^__(serialize|sleep)\(\)/.test(d));
+  if (custom !== undefined) out.push(`  customSerialization: ${JSON.stringify(custom.split(':')[0])},`);
   if (tuning.length > 0)
     out.push(`  tuning: { ${tuning.map(([k, v]) => `${k}: ${JSON.stringify(plainOf(v))}`).join(', ')} },`);
   out.push('  properties: [');

@@ -104,6 +104,19 @@ describe('typedPhpClass', () => {
     expect(() => Pay.make({})).to.throw('property amount has no default and was not given');
   });
 
+  it('refuses to make a class that writes its own serialized form', () => {
+    const Custom = typedPhpClass<object, { a?: number }>('Shop\\Values\\Custom', {
+      modelLine: 12,
+      serializesModels: false,
+      hash: 'c',
+      customSerialization: '__serialize()',
+      properties: [{ name: 'a', visibility: 'public', kind: 'int', default: { t: 'null' } }],
+    });
+    expect(() => Custom.make({ a: 1 })).to.throw(
+      'Shop\\Values\\Custom writes its own serialized form (__serialize()); build it with php.serialized()',
+    );
+  });
+
   it('routes jobs to handlers registered through a declaration, and remembers its hash', () => {
     const Notice = typedListener('Shop\\Listeners\\Notice', Money, 'l');
     const handlers = new Handlers()

@@ -96,6 +96,14 @@ describe('generateModule', () => {
     expect(Object.keys(manifest.classes)).to.deep.equal(['Shop\\Jobs\\Pay', 'Shop\\Values\\Money']);
   });
 
+  it('declares a class that writes its own serialized form without guessing its bytes', () => {
+    const r = reflection();
+    r.classes.find((c) => c.name === 'Shop\\Values\\Money')!.dynamic = [
+      '__serialize(): the class writes its own serialized form',
+    ];
+    expect(generateModule(r).text).to.include('  customSerialization: "__serialize()",');
+  });
+
   it('folds a used enum into the hash of the class holding it', () => {
     const before = shapeHashes(reflection().classes);
     const after = shapeHashes(reflection(['Open', 'Paid', 'Void']).classes);
