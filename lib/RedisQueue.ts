@@ -337,7 +337,7 @@ export class RedisQueue implements ReservedJobStore {
             cause: error,
           }),
         );
-      if (i < migrations) return void this.jobsMigrated(name, raw as string[]);
+      if (i < migrations) return void this.jobsMigrated(name, raw as string[], i === 1);
       for (const reply of popReplies(raw)) {
         if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
         else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
@@ -542,19 +542,20 @@ export class RedisQueue implements ReservedJobStore {
 
   // Delayed first, then reserved, as every Laravel pop does (`RedisQueue::migrate`, 8.x-13.x).
   private async migrate(keys: QueueKeys, name: string): Promise<void> {
-    this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify));
+    this.jobsMigrated(name, await this.migrateKeys(keys.delayed, keys.queue, keys.notify), false);
     if (this.options.retryAfter !== null)
-      this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify));
+      this.jobsMigrated(name, await this.migrateKeys(keys.reserved, keys.queue, keys.notify), true);
   }
 
   /**
-   * Called with the payloads a pop's migrations moved back onto `queue` (delayed jobs now due, expired
-   * reservations), before the pop's jobs are handed out: Horizon's RedisQueue::migrateExpiredJobs hook.
+   * Called with the payloads a pop's migrations moved back onto `queue` (delayed jobs now due, or
+   * reservations older than retry_after when `expired`), before the pop's jobs are handed out: Horizon's
+   * RedisQueue::migrateExpiredJobs hook. The migration script's reply is the moved payloads, so counting
+   * the expired reservations costs no command.
    * @internal
    */
-  protected jobsMigrated(queue: string, payloads: string[]): void {
-    void queue;
-    void payloads;
+  protected jobsMigrated(queue: string, payloads: string[], expired: boolean): void {
+    if (expired && payloads.length > 0) this.options.telemetry?.metrics?.reservationsExpired(queue, payloads.length);
   }
 
   private migrateKeys(from: string, to: string, notify: string): Promise<string[]> {

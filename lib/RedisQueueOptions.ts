@@ -65,8 +65,11 @@ export interface QueueTelemetry {
   tracing?: {
     send<T>(queue: string, count: number, push: (keys: Record<string, string> | undefined) => Promise<T>): Promise<T>;
   };
-  /** A JobMetrics: each job Redis took is counted as sent. */
-  metrics?: { sent(queue: string, count: number): void };
+  /**
+   * A JobMetrics: each job Redis took is counted as sent, and each reservation a pop's migration found
+   * older than retry_after (moved back onto its queue) as expired.
+   */
+  metrics?: { sent(queue: string, count: number): void; reservationsExpired(queue: string, count: number): void };
 }
 
 /** The options in force after validation. */
@@ -198,7 +201,11 @@ export function resolveOptions(given: RedisQueueOptions): ResolvedRedisQueueOpti
     const { tracing, metrics } = o.telemetry;
     if (tracing !== undefined && typeof (tracing as { send?: unknown } | null)?.send !== 'function')
       fail('telemetry', 'tracing must be a JobTracing');
-    if (metrics !== undefined && typeof (metrics as { sent?: unknown } | null)?.sent !== 'function')
+    if (
+      metrics !== undefined &&
+      (typeof (metrics as { sent?: unknown } | null)?.sent !== 'function' ||
+        typeof (metrics as { reservationsExpired?: unknown }).reservationsExpired !== 'function')
+    )
       fail('telemetry', 'metrics must be a JobMetrics');
   }
   return { ...o, laravel, prefix: o.prefix ?? laravelPrefix(o.appName, laravel.line) };

@@ -468,6 +468,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     result = this.stops.finalResult(result);
     this.events.emit('WorkerStopping', {
       ...result,
+      ...(result.reason === 'restart_signal' ? { restartSignal: this.cacheSignals.restartSignal } : {}),
       options: this.options,
       jobsProcessed: this.jobsProcessed,
       lastJobProcessedAt: this.lastJobProcessedAt,

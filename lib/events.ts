@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { AttemptOverError } from './errors';
 import type { AttemptAction, WorkerJob } from './jobs/contracts';
 import type { AttemptState } from './worker/Attempt';
+import type { RestartSignal } from './worker/CacheSignals';
 import type { OnHungHandler, WorkerOptions } from './WorkerOptions';
 
 /** Why a worker stopped (Laravel's WorkerStopReason, 11.52+/12.59+/13.x). */
@@ -69,6 +70,8 @@ export interface WorkerEvents<J extends WorkerJob = WorkerJob> {
   WorkerIdle: WorkerEvent & { options: Readonly<WorkerOptions> };
   /** The daemon is returning (13.x fields). */
   WorkerStopping: WorkerStopResult & {
+    /** With reason 'restart_signal': the restart key's value at start and the one that stopped the worker. */
+    restartSignal?: RestartSignal;
     options: Readonly<WorkerOptions>;
     jobsProcessed: number;
     lastJobProcessedAt: number | null;

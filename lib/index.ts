@@ -49,6 +49,7 @@ export {
   type FailedHook,
 } from './handlers/Handlers';
 export type { WorkerEvents, WorkerEvent, JobEvent, WorkerStopReason, WorkerStopResult } from './events';
+export type { RestartSignal } from './worker/CacheSignals';
 export type { WorkerJob, WorkerQueue, WorkerCache, JobRunner, FailedJobLogger, AttemptAction } from './jobs/contracts';
 export { calculateBackoff } from './backoff';
 export type { MiddlewareOptions, HandlerHooks } from './handlers/Handlers';

@@ -10,7 +10,7 @@ import { InvalidOptionError, LarqError } from '../errors';
 import type { FailedJobProviderConfig } from '../failed';
 import { checkTimeZone } from '../failed/timestamp';
 import { LARAVEL_VERSION_RULE, LaravelRelease, type LaravelVersion } from '../LaravelLine';
-import { horizonPrefix } from '../horizon/HorizonOptions';
+import { horizonPrefix, horizonPrefixFor, type HorizonPeers } from '../horizon/HorizonOptions';
 import { Encrypter } from '../php/Encrypter';
 import { laravelPrefix } from '../redis/keys';
 import { DEFAULT_REDIS_QUEUE_OPTIONS } from '../RedisQueueOptions';
@@ -72,6 +72,8 @@ export interface CliConfig {
   failed: FailedJobProviderConfig;
   /** Laravel's default cache store, when it is one larq can use. */
   cache?: CacheConfig;
+  /** That store's name (config('cache.default'): CACHE_STORE, or CACHE_DRIVER before Laravel 11). */
+  cacheStoreName?: string;
   /** Why there is no cache store (or only an in-process one), for the worker's start-up note. */
   cacheNote?: string;
   /** Horizon mode (see {@link horizonConfig}): Horizon's prefix and why it is on; undefined when off. */
@@ -80,7 +82,10 @@ export interface CliConfig {
 
 /** Horizon mode as the app's settings ask for it. */
 export interface CliHorizonConfig {
-  /** HORIZON_PREFIX, else config/horizon.php's default `Str::slug(APP_NAME, '_') . '_horizon:'`. */
+  /**
+   * HORIZON_PREFIX, else config/horizon.php's default `Str::slug(APP_NAME, '_') . '_horizon:'`; inside a
+   * hash tag, `{...}`, on a cluster of 13.5+ peers, as later Horizon 5.x writes it there.
+   */
   prefix: string;
   /** Why Horizon mode is on: LARQ_HORIZON, HORIZON_PREFIX, config/horizon.php or --horizon. */
   source: string;
@@ -185,12 +190,13 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
     queue,
     failed,
   };
-  const horizon = horizonConfig(env, appDir, appName);
+  const horizon = horizonConfig(env, appDir, appName, { cluster: queue.cluster, laravel: release });
   if (horizon !== undefined) config.horizon = horizon;
   // The skeleton reads CACHE_STORE from Laravel 11 on and CACHE_DRIVER before; the other one is a fallback.
   const [storeVar, otherVar] = modern ? ['CACHE_STORE', 'CACHE_DRIVER'] : ['CACHE_DRIVER', 'CACHE_STORE'];
   const store = env.get(storeVar) ?? env.get(otherVar) ?? (modern ? 'database' : 'file');
   const cachePrefix = env.prefix('CACHE_PREFIX');
+  config.cacheStoreName = store;
   const common = { appName, laravel, ...(cachePrefix !== undefined ? { cachePrefix } : {}) };
   if (store === 'redis') {
     const cacheDb = redisDb(env.get('REDIS_CACHE_CONNECTION') ?? 'cache', 'REDIS_CACHE_CONNECTION');
@@ -224,19 +230,24 @@ export function configFromEnv(vars: Record<string, string>, overrides: GlobalOve
  * Horizon mode: on when LARQ_HORIZON is true, when HORIZON_PREFIX is set, or when the app has
  * config/horizon.php (it runs Horizon); LARQ_HORIZON=false turns it off whatever else says. `force`
  * (larq work --horizon) turns it on. The prefix is config/horizon.php's: HORIZON_PREFIX, else
- * Str::slug(APP_NAME, '_') . '_horizon:'.
+ * Str::slug(APP_NAME, '_') . '_horizon:', as `Horizon::use` then leaves it for `peers`' connection (in a
+ * hash tag on a cluster of 13.5+ peers: horizonPrefixFor).
  */
 export function horizonConfig(
   env: Pick<LaravelEnv, 'get'>,
   appDir: string,
   appName: string,
+  peers: HorizonPeers,
   force = false,
 ): CliHorizonConfig | undefined {
   const flag = env.get('LARQ_HORIZON');
   if (flag !== undefined && !/^(1|true|0|false)$/i.test(flag))
     throw new InvalidOptionError('LARQ_HORIZON', `must be true or false, got "${flag}"`);
   const named = env.get('HORIZON_PREFIX');
-  const on = (source: string): CliHorizonConfig => ({ prefix: named ?? horizonPrefix(appName), source });
+  const on = (source: string): CliHorizonConfig => ({
+    prefix: horizonPrefixFor(named ?? horizonPrefix(appName), peers),
+    source,
+  });
   if (force) return on('--horizon');
   if (flag !== undefined) return /^(1|true)$/i.test(flag) ? on('LARQ_HORIZON') : undefined;
   if (named !== undefined) return on('HORIZON_PREFIX');

@@ -62,7 +62,7 @@ export const CLI_ENVIRONMENT: readonly EnvironmentVariable[] = Object.freeze([
   ),
   app(
     'HORIZON_PREFIX',
-    'where Horizon keeps its data in Redis (Horizon mode; setting it turns Horizon mode on)',
+    'where Horizon keeps its data in Redis (Horizon mode; setting it turns Horizon mode on); with `LARQ_REDIS_CLUSTER` and Laravel 13.5+ used inside a hash tag, `{PREFIX}`, unless it holds one ([horizon.md](horizon.md#on-a-redis-cluster))',
     "Str::slug(APP_NAME, '_') . '_horizon:'",
   ),
   app(

@@ -21,7 +21,15 @@ export {
   type BatchOptions,
   type BatchRepositoryOptions,
 } from './batch';
-export { uniqueJobs, dispatchUnique, uniqueLockName, type UniqueJobSpec, type UniqueOptions } from './unique';
+export {
+  uniqueJobs,
+  uniqueLocksOnFailure,
+  dispatchUnique,
+  uniqueLockName,
+  type UniqueJobSpec,
+  type UniqueOptions,
+  type UndeclaredUniqueOptions,
+} from './unique';
 export { debouncedJobs, debounceKey, type DebouncedJobSpec, type DebounceOptions } from './debounce';
 export {
   modelHooks,

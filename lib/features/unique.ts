@@ -3,6 +3,7 @@
 // it as PendingDispatch does. Node cannot see PHP interfaces or call uniqueId()/uniqueFor() methods, so the
 // classes and those values are declared here.
 import type { CacheStore } from '../cache/CacheStore';
+import { unserialize } from '../php/unserialize';
 import { LaravelRelease, type LaravelVersion } from '../LaravelLine';
 import type { CommandHooks, ObjectJobContext } from '../handlers/Handlers';
 import type { ObjectJob } from '../jobs/dispatch';
@@ -82,13 +83,15 @@ async function releaseLock(
 /**
  * The worker side of unique jobs, for `classes` keyed by PHP class name: a plain unique job's lock is
  * released after a successful, not-released run and when it fails for good; an until-processing job's
- * lock just before its handler (13.24+: on a retry only with an owner token or at attempt 1).
+ * lock just before its handler (13.24+: on a retry only with an owner token or at attempt 1). A job of
+ * a class not declared here that fails for good has its lock released as {@link uniqueLocksOnFailure}
+ * releases it.
  * Put these hooks before chainHooks/batchHooks: Laravel releases the lock before continuing a chain.
  */
 export function uniqueJobs(
   classes: Readonly<Record<string, UniqueJobSpec>>,
   cache: CacheStore,
-  options: UniqueOptions,
+  options: UniqueOptions & UndeclaredUniqueOptions,
 ): CommandHooks {
   const specOf = (command: PhpObject | null) => (command ? classes[command.className] : undefined);
   return {
@@ -107,12 +110,98 @@ export function uniqueJobs(
       if (!spec || spec.untilProcessing || ctx.job.isReleased()) return;
       await releaseLock(cache, ctx.command, spec, options);
     },
-    async onFailed(_job: RedisJob, command: PhpObject | null) {
+    async onFailed(job: RedisJob, command: PhpObject | null) {
       const spec = specOf(command);
-      if (!spec || spec.untilProcessing) return;
+      if (!spec) return releaseUndeclaredLock(cache, job, command, options);
+      if (spec.untilProcessing) return;
       await releaseLock(cache, command!, spec, options);
     },
   };
+}
+
+/** Where the failure path of {@link uniqueLocksOnFailure} finds the lock of a class nobody declared. */
+export interface UndeclaredUniqueOptions {
+  /**
+   * The name of `cache` among the app's stores (config('cache.default'), CACHE_STORE): a payload whose
+   * context names another store (the job's uniqueVia()) is left alone. Default: the payload's store is
+   * taken to be `cache`.
+   */
+  storeName?: string;
+}
+
+/**
+ * The failure path of CallQueuedHandler::failed (12.x, 13.x) for unique jobs whose classes the worker
+ * knows nothing of (a PHP job larq fails: no Node handler, too many attempts, a timeout): their unique
+ * lock is released as Laravel's failure path releases it, so the app can dispatch the job again instead
+ * of waiting for uniqueFor to run out (forever when it is 0). `larq work` wires this by default.
+ */
+export function uniqueLocksOnFailure(
+  cache: CacheStore,
+  options: UniqueOptions & UndeclaredUniqueOptions,
+): CommandHooks {
+  return {
+    feature: 'unique',
+    onFailed: (job, command) => releaseUndeclaredLock(cache, job, command, options),
+  };
+}
+
+// The lock of a failed job of an undeclared class, found as Laravel finds it:
+// - the payload's hidden context (PendingDispatch's InteractsWithUniqueJobs, 12.x/13.x, when the app's
+//   ContextServiceProvider carries it): the lock's key, store and owner, released as
+//   CallQueuedHandler::ensureUniqueJobLockIsReleasedViaContext does (the owner's compare-and-delete,
+//   else a force release);
+// - else the serialized command: UniqueLock::getKey from its class and uniqueId property, released as
+//   UniqueLock::release does: with the command's uniqueLockOwner (13.24+, written only by
+//   UniqueLock::acquire, so only unique jobs carry it) a compare-and-delete, else a force release of
+//   that key (a class that is not unique has no lock there).
+// Node cannot see whether a class implements ShouldBeUniqueUntilProcessing, whose lock Laravel's
+// failed() leaves held (its worker released it as processing began): a job larq fails without running
+// it never began processing, so its lock is released here too rather than held until uniqueFor ends.
+async function releaseUndeclaredLock(
+  cache: CacheStore,
+  job: RedisJob,
+  command: PhpObject | null,
+  options: UniqueOptions & UndeclaredUniqueOptions,
+): Promise<void> {
+  const context = uniqueContext(job);
+  if (context !== undefined) {
+    if (options.storeName !== undefined && context.store !== options.storeName) return;
+    if (context.owner !== '') await cache.lock(context.key, 0, context.owner).release();
+    else await cache.lock(context.key, 0).forceRelease();
+    return;
+  }
+  if (command === null) return;
+  await releaseLock(cache, command, {}, options);
+}
+
+interface UniqueContext {
+  store: string;
+  key: string;
+  owner: string;
+}
+
+// The payload's `illuminate:log:context` hidden entries laravel_unique_job_cache_store, _key and
+// _lock_owner (13.x; 12.x has no owner), each PHP-serialized as Context::dehydrate writes them.
+function uniqueContext(job: RedisJob): UniqueContext | undefined {
+  let hidden: unknown;
+  try {
+    hidden = (job.payload().decoded['illuminate:log:context'] as { hidden?: unknown } | null)?.hidden;
+  } catch {
+    return undefined;
+  }
+  if (typeof hidden !== 'object' || hidden === null) return undefined;
+  const entry = (name: string): string => {
+    const text = (hidden as Record<string, unknown>)[name];
+    if (typeof text !== 'string') return '';
+    try {
+      const value = unserialize(text);
+      return typeof value === 'string' ? value : '';
+    } catch {
+      return '';
+    }
+  };
+  const [store, key] = [entry('laravel_unique_job_cache_store'), entry('laravel_unique_job_key')];
+  return store !== '' && key !== '' ? { store, key, owner: entry('laravel_unique_job_lock_owner') } : undefined;
 }
 
 /**

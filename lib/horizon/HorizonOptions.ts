@@ -1,7 +1,9 @@
 // Horizon mode's options: where Horizon keeps its data (its own prefix, not the database's) and for how
 // long, as the app's config/horizon.php says. Defaults are Horizon 5.29.1's config/horizon.php.
 import { InvalidOptionError } from '../errors';
+import type { LaravelRelease } from '../LaravelLine';
 import type { PhpObject } from '../php/values';
+import { hasHashTag } from '../redis/keys';
 import { slug } from '../support/Str';
 
 /** Minutes each kind of record lives (config/horizon.php `trim`). */
@@ -42,6 +44,25 @@ export const DEFAULT_HORIZON_TRIM: Readonly<HorizonTrim> = Object.freeze({
 /** Horizon's default prefix for an app: `Str::slug(APP_NAME, '_') . '_horizon:'` (config/horizon.php). */
 export function horizonPrefix(appName = 'Laravel'): string {
   return `${slug(appName, '_', 'APP_NAME')}_horizon:`;
+}
+
+/** What decides the form of Horizon's prefix: the PHP peers' connection and Laravel release. */
+export interface HorizonPeers {
+  /** The PHP peers use a Redis Cluster connection. */
+  cluster: boolean;
+  laravel: LaravelRelease;
+}
+
+/**
+ * Horizon's prefix as `Horizon::use` leaves it for the app's connection. Horizon 5.x since
+ * laravel/horizon#1760 (April 2026, after 5.29.1): on a cluster connection, when Laravel has
+ * `Connection::hasHashTag` (13.5+, the release whose RedisQueue wraps queue names for a cluster), the prefix
+ * goes inside a hash tag, `{prefix}`, unless it already holds one; every Horizon key then hashes to one
+ * slot, so Horizon's pipelines and `LuaScripts::updateMetrics` never cross slots. Otherwise (one server,
+ * Sentinel, an older Laravel, or Horizon 5.29.1 itself, which has no cluster form) it stays as given.
+ */
+export function horizonPrefixFor(prefix: string, peers: HorizonPeers): string {
+  return peers.cluster && peers.laravel.has('clusterQueueKeys') && !hasHashTag(prefix) ? `{${prefix}}` : prefix;
 }
 
 /** Fill in Horizon's defaults and check the values. */

@@ -9,17 +9,18 @@
 //   deleteReserved     JobDeleted: completed/silenced, the monitored record, the two metrics updates
 //   deleteAndRelease   JobReleased
 //   job failure        JobFailed via the worker's event (see listenTo): the failed record and tags
-import type { Cluster, Redis } from 'ioredis';
-import { LarqError } from '../errors';
+import { Cluster, type Redis } from 'ioredis';
+import { InvalidOptionError, LarqError } from '../errors';
 import { formatException } from '../failed/formatException';
 import type { RedisJob } from '../jobs/RedisJob';
 import type { JobInput } from '../jobs/dispatch';
 import { payloadFor, delayAndPayloadFor } from '../jobs/dispatch';
 import { PhpObject } from '../php/values';
+import { hasHashTag } from '../redis/keys';
 import { RedisQueue, type BulkEntry, type RedisQueueOptions } from '../RedisQueue';
 import { randomJobId } from '../payload/createPayload';
 import { HorizonKeys } from './HorizonKeys';
-import { resolveHorizonOptions, type HorizonOptions } from './HorizonOptions';
+import { horizonPrefixFor, resolveHorizonOptions, type HorizonOptions } from './HorizonOptions';
 import { JobPayload, jobType } from './JobPayload';
 import { systemMicrotime, type Microtime } from './microtime';
 import { RedisJobRepository, type Pipe } from './RedisJobRepository';
@@ -29,7 +30,11 @@ import { tagsFor } from './Tags';
 
 /** The options of a queue in Horizon mode. */
 export interface HorizonRedisQueueOptions extends RedisQueueOptions {
-  /** Horizon's prefix, trim settings, silenced classes and tags; Horizon's defaults otherwise. */
+  /**
+   * Horizon's prefix, trim settings, silenced classes and tags; Horizon's defaults otherwise. With
+   * `cluster: true` and Laravel 13.5+ the prefix is used inside a hash tag, `{prefix}`, as Horizon does
+   * there (see horizonPrefixFor); on a cluster client it must end up with one.
+   */
   horizon?: Partial<HorizonOptions>;
   /** microtime(true) for Horizon's timestamps; default the system clock with sub-millisecond digits. */
   microtime?: Microtime;
@@ -69,7 +74,16 @@ export class HorizonRedisQueue extends RedisQueue {
   constructor(options: HorizonRedisQueueOptions = {}) {
     const { horizon, microtime, ...queue } = options;
     super(queue);
-    this.horizon = resolveHorizonOptions(horizon);
+    const resolved = resolveHorizonOptions(horizon);
+    const prefix = horizonPrefixFor(resolved.prefix, this.options);
+    if (this.client instanceof Cluster && !hasHashTag(prefix))
+      throw new InvalidOptionError(
+        'horizon.prefix',
+        `"${prefix}" has no hash tag, so Horizon's keys would fall in many slots of the cluster and its ` +
+          'pipelines and Lua would fail: give the prefix one (such as "{horizon}:"), or set cluster: true with ' +
+          'Laravel 13.5+ peers, whose Horizon wraps it in {}',
+      );
+    this.horizon = { ...resolved, prefix };
     this.horizonKeys = new HorizonKeys(this.horizon.prefix);
     this.jobs = new RedisJobRepository(this.horizonKeys, this.horizon.trim);
     this.tags = new RedisTagRepository(this.horizonKeys);
@@ -232,7 +246,8 @@ export class HorizonRedisQueue extends RedisQueue {
 
   // JobsMigrated: each payload moved back onto the queue is pending again. Sent now, before the pop's
   // reserved records, on the same connection, so Redis applies them in Horizon's order.
-  protected override jobsMigrated(queue: string, payloads: string[]): void {
+  protected override jobsMigrated(queue: string, payloads: string[], expired: boolean): void {
+    super.jobsMigrated(queue, payloads, expired);
     if (payloads.length === 0) return;
     const pipe = this.client.pipeline();
     const now = this.microtime();

@@ -49,6 +49,7 @@ interface Recorder {
   started(queue: string, job: string, waitSeconds: number | null): void;
   ended(queue: string, job: string, end: AttemptEnd, seconds: number): void;
   sent(queue: string, count: number): void;
+  reservationsExpired(queue: string, count: number): void;
 }
 
 /**
@@ -110,6 +111,14 @@ export class JobMetrics {
   /** Count `count` jobs pushed to `queue` (RedisQueue calls this once Redis took them). */
   sent(queue: string, count: number): void {
     for (const r of this.recorders) r.sent(queue, count);
+  }
+
+  /**
+   * Count `count` reservations of `queue` that outlived retry_after (a worker died or hung holding them)
+   * and were moved back onto the queue by a pop's migration (RedisQueue calls this with the script's reply).
+   */
+  reservationsExpired(queue: string, count: number): void {
+    for (const r of this.recorders) r.reservationsExpired(queue, count);
   }
 
   /**
@@ -191,6 +200,7 @@ class PrometheusRecorder implements Recorder {
   private readonly wait: PromClient.Histogram<'queue'>;
   private readonly consumed: PromClient.Counter<'messaging_system' | 'messaging_destination_name'>;
   private readonly sentCount: PromClient.Counter<'messaging_system' | 'messaging_destination_name'>;
+  private readonly expired: PromClient.Counter<'queue'>;
   private readonly children: PerPair<{
     duration: PromClient.Histogram.Internal<string>;
     consumed: PromClient.Counter.Internal;
@@ -250,6 +260,12 @@ class PrometheusRecorder implements Recorder {
       name: 'messaging_client_sent_messages_total',
       help: 'Jobs pushed to Redis by this process (OpenTelemetry messaging.client.sent.messages).',
       labelNames: messagingLabels,
+      registers,
+    });
+    this.expired = new prom.Counter({
+      name: 'larq_reservations_expired_total',
+      help: 'Reserved jobs found older than retry_after (their worker died or hung) and moved back onto the queue.',
+      labelNames: ['queue'] as const,
       registers,
     });
     this.children = new PerPair((queue, job) => ({
@@ -343,6 +359,10 @@ class PrometheusRecorder implements Recorder {
   sent(queue: string, count: number): void {
     this.sentCount.inc({ messaging_system: MESSAGING_SYSTEM, messaging_destination_name: queue }, count);
   }
+
+  reservationsExpired(queue: string, count: number): void {
+    this.expired.inc({ queue }, count);
+  }
 }
 
 class OtelRecorder implements Recorder {
@@ -351,6 +371,7 @@ class OtelRecorder implements Recorder {
   private readonly wait: OtelApi.Histogram;
   private readonly consumed: OtelApi.Counter;
   private readonly sentCount: OtelApi.Counter;
+  private readonly expired: OtelApi.Counter;
 
   constructor(meter: OtelApi.Meter, metrics: JobMetrics) {
     this.outcome = meter.createCounter('larq.jobs', {
@@ -371,6 +392,9 @@ class OtelRecorder implements Recorder {
     });
     this.sentCount = meter.createCounter('messaging.client.sent.messages', {
       description: 'Jobs pushed to Redis by this process.',
+    });
+    this.expired = meter.createCounter('larq.reservations.expired', {
+      description: 'Reserved jobs found older than retry_after and moved back onto the queue.',
     });
     const gauges = {
       pending: meter.createObservableGauge('larq.queue.pending', { description: 'Jobs waiting in the queue list.' }),
@@ -423,6 +447,10 @@ class OtelRecorder implements Recorder {
 
   sent(queue: string, count: number): void {
     this.sentCount.add(count, { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': queue });
+  }
+
+  reservationsExpired(queue: string, count: number): void {
+    this.expired.add(count, { 'messaging.destination.name': queue });
   }
 }
 

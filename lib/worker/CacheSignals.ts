@@ -27,6 +27,7 @@ export interface CacheSignalsOptions {
 export class CacheSignals {
   // undefined: not read successfully yet; the first good read becomes the baseline.
   private lastRestart: CacheValue | undefined;
+  private restartSeen: RestartSignal | undefined;
   private readonly globalPause: boolean;
   // Reads started ahead of the check that uses them (see prefetch), with when each was started: a check
   // takes one at most once, and only while it is fresh.
@@ -49,6 +50,7 @@ export class CacheSignals {
   /** Remember the restart timestamp as the worker starts (Laravel's getTimestampOfLastQueueRestart). */
   async start(): Promise<void> {
     this.lastRestart = undefined;
+    this.restartSeen = undefined;
     if (this.cache === undefined) return;
     try {
       this.lastRestart = await readRestart(this.cache);
@@ -65,11 +67,18 @@ export class CacheSignals {
     try {
       const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
-      return restartRequested(this.lastRestart, current);
+      if (!restartRequested(this.lastRestart, current)) return false;
+      this.restartSeen = { atStart: this.lastRestart, now: current };
+      return true;
     } catch (e) {
       this.report(e);
       return false;
     }
+  }
+
+  /** The values that made the last shouldRestart() true: the restart key at start and as it was read then. */
+  get restartSignal(): RestartSignal | undefined {
+    return this.restartSeen;
   }
 
   /**
@@ -124,6 +133,15 @@ export class CacheSignals {
     const [all, one] = await Promise.all([isPausedGlobally(cache), isPaused(cache, connection, queue)]);
     return all || one;
   }
+}
+
+/**
+ * A `queue:restart` the worker stopped for: the restart key's value when it started and when it changed
+ * (RestartCommand::handle writes the Unix seconds; null: no key).
+ */
+export interface RestartSignal {
+  atStart: CacheValue;
+  now: CacheValue;
 }
 
 /** How long a read prefetch() started may stand in for a check's own read (milliseconds). */

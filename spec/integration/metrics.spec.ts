@@ -1,6 +1,12 @@
 // Metrics on a real redis-server, scraped over HTTP as Prometheus would: every counter against what the
 // handlers did, the histograms' counts, and the queue-depth gauges against LLEN and ZCARD.
 import { expect } from 'chai';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { Handlers } from '../../lib/handlers/Handlers';
@@ -145,6 +151,77 @@ describe('Worker metrics for Prometheus', function () {
     expect(total(s, 'larq_queue_reserved_jobs', { queue: 'default' })).to.equal(20);
     expect(total(s, 'larq_worker_slots')).to.equal(20);
     expect(total(s, 'larq_worker_slots_busy')).to.equal(0);
+    // No reservation outlived retry_after (90 s) in this run.
+    expect(total(s, 'larq_reservations_expired_total', { queue: 'default' })).to.equal(0);
+  });
+
+  it('counts the reservations that expired by retry_after: the jobs a dead worker held, not the delayed jobs that came due', async function () {
+    for (let i = 0; i < 12; i++)
+      await queue.push(SendWelcomeEmail.make({ to: String(i), subject: 's', meta: null }), 'default');
+    for (let i = 0; i < 3; i++)
+      await queue.later(1, SendWelcomeEmail.make({ to: `later ${i}`, subject: 's', meta: null }), 'default');
+    // A worker with retry_after 1 reserves five jobs and dies holding them: no delete, no release.
+    const dead = new RedisQueue({ connection: { port }, prefix, laravel: 13, retryAfter: 1 });
+    for (let i = 0; i < 5; i++) expect(await dead.pop('default')).to.not.equal(null);
+    await dead.close();
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await client.zcount(`${prefix}queues:default:reserved`, '-inf', String(Date.now() / 1000))).to.equal(5);
+
+    const ran: { to: string; attempts: number }[] = [];
+    const handlers = new Handlers().object<{ to: string }>('App\\Jobs\\SendWelcomeEmail', (c, ctx) => {
+      ran.push({ to: c.to, attempts: ctx.attempts });
+    });
+    const worker = createWorker(queue, handlers, {
+      sleep: 0,
+      stopWhenEmpty: true,
+      memory: 4096,
+      concurrency: 4,
+      maxTries: 3,
+    });
+    expect(await worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
+    // The five held jobs ran again, as second attempts; the seven others and the three delayed ran once.
+    expect(ran).to.have.length(15);
+    expect(ran.filter((r) => r.attempts === 2)).to.have.length(5);
+
+    const s = await scrape();
+    expect(total(s, 'larq_reservations_expired_total', { queue: 'default' })).to.equal(5);
+    expect(total(s, 'larq_reservations_expired_total')).to.equal(5);
+    expect(total(s, 'larq_jobs_processed_total')).to.equal(15);
+  });
+
+  it('counts expired reservations through an OpenTelemetry Meter too, on a plain pop', async function () {
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+      exportIntervalMillis: 3600000,
+    });
+    const provider = new MeterProvider({ readers: [reader] });
+    const otel = new RedisQueue({
+      connection: { port },
+      prefix,
+      laravel: 13,
+      retryAfter: 90,
+      telemetry: { metrics: new JobMetrics({ meter: provider.getMeter('spec') }) },
+    });
+    try {
+      for (let i = 0; i < 4; i++)
+        await otel.push(SendWelcomeEmail.make({ to: String(i), subject: 's', meta: null }), 'emails');
+      const dead = new RedisQueue({ connection: { port }, prefix, laravel: 13, retryAfter: 1 });
+      for (let i = 0; i < 3; i++) expect(await dead.pop('emails')).to.not.equal(null);
+      await dead.close();
+      await new Promise((r) => setTimeout(r, 2100));
+      // The pop migrates the three held jobs back behind the fourth, then reserves the fourth.
+      expect(JSON.parse((await otel.pop('emails'))!.getRawBody()).data.command).to.include('"3"');
+      const { resourceMetrics } = await reader.collect();
+      const expired = resourceMetrics.scopeMetrics
+        .flatMap((m) => m.metrics)
+        .find((m) => m.descriptor.name === 'larq.reservations.expired');
+      expect(expired?.dataPoints.map((p) => [p.attributes, p.value])).to.deep.equal([
+        [{ 'messaging.destination.name': 'emails' }, 3],
+      ]);
+    } finally {
+      await otel.close();
+      await provider.shutdown();
+    }
   });
 
   it("reports the oldest waiting job's age from its createdAt", async function () {

@@ -9,6 +9,7 @@ import type Redis from 'ioredis';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { startLarq } from '../support/larqProcess';
 import { laravelMajor, phpDispatch, requirePhp, runLaravelWorker, type PhpLaravelLine } from '../support/php';
+import { dispatch13 } from '../support/php13';
 import { rawClient, requireRedis } from '../support/redis';
 import { ownRedis } from '../support/redisServer';
 
@@ -210,6 +211,70 @@ for (const line of LINES)
       expect(run.stderr).not.to.include('connection lost');
     });
 
+    it('says nothing of a lost connection after any clean stop (SIGTERM, --stop-when-empty, --max-jobs), run after run', async function () {
+      this.timeout(240000);
+      // the Redis cache store and its lock connection: every connection a worker opens is closed on the way out
+      writeApp({ CACHE_STORE: 'redis' }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const RUNS = 6;
+      await phpDispatch('bulk', { laravel: line, port, prefix, args: [RUNS] });
+      const sigterm = async (): Promise<Run> => {
+        const run = startLarq(cli.main, ['work', handlers(), '--sleep=0.1'], { cwd: app });
+        try {
+          for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 20)
+            await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, Math.random() * 300)); // stopped at a different point of its loop each time
+          run.child.kill('SIGTERM');
+          return { code: await run.done, stdout: run.stdout, stderr: run.stderr };
+        } finally {
+          run.child.kill('SIGKILL');
+        }
+      };
+      // side by side, as a fleet's workers stop: first one job each, then with nothing left to do
+      const times = <T>(make: () => Promise<T>) => Array.from({ length: RUNS }, make);
+      const done = await Promise.all(times(() => larq(['work', handlers(), '--max-jobs=1', '--sleep=0.1'])));
+      expect(readFileSync(steps, 'utf8').match(/^step /gm), 'a job for each').to.have.length(RUNS);
+      done.push(
+        ...(await Promise.all([
+          ...times(() => larq(['work', handlers(), '--stop-when-empty', '--sleep=0'])),
+          ...times(sigterm),
+        ])),
+      );
+      for (const run of done) {
+        expect(run.code, run.stderr).to.equal(0);
+        expect(run.stderr + run.stdout).not.to.include('connection lost');
+        expect(run.stderr + run.stdout).not.to.include('reconnecting');
+      }
+    });
+
+    it("runs beside an old queue:restart key, and says in one line why it stops when Laravel's queue:restart changes it", async function () {
+      const cachePrefix = `acme_${id}_cache_`;
+      // the cache where the PHP harness's store is: the default connection (db 0), the same prefix
+      writeApp({ CACHE_STORE: 'redis', REDIS_CACHE_DB: '0', CACHE_PREFIX: cachePrefix }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const php = { laravel: line, port, prefix, cachePrefix };
+      const old = 1795000000; // 2026-11-18 11:06:40 UTC
+      const now = 1795300000; // 2026-11-21 22:26:40 UTC
+      await dispatch13('restart', [], { ...php, now: old });
+      expect(await client.get(`${prefix}${cachePrefix}illuminate:queue:restart`)).to.equal(String(old));
+      const run = startLarq(cli.main, ['work', handlers(), '--sleep=0.1'], { cwd: app });
+      try {
+        for (let waited = 0; !run.stdout.includes('Processing jobs') && waited < 15000; waited += 20)
+          await new Promise((r) => setTimeout(r, 20));
+        // the old key was there before it started: Laravel's worker takes it as its baseline, and so does larq
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(run.child.exitCode, run.stderr).to.equal(null);
+        await dispatch13('restart', [], { ...php, now });
+        expect(await run.done, run.stderr).to.equal(0);
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+      const said = run.stderr.split('\n').filter((l) => l.includes('queue:restart'));
+      expect(said, run.stderr).to.deep.equal([
+        `larq work: stopping: queue:restart signalled at 2026-11-21 22:26:40 UTC (cache key illuminate:queue:restart in the redis store: ${now}, ${old} when this worker started); Laravel's queue:work stops on it too, with status 0, for its supervisor to start it again`,
+      ]);
+    });
+
     it('names REDIS_PASSWORD when Redis refuses the password', async function () {
       const guarded = await ownRedis();
       const admin = guarded.admin();
@@ -282,6 +347,40 @@ for (const line of LINES)
       );
       expect(sent.ids).to.have.length(1);
       expect(existsSync(steps)).to.equal(true);
+    });
+
+    it("releases a unique PHP job's lock when it fails the job (no handler, too many attempts), so PHP can dispatch it again", async function () {
+      const cachePrefix = `acme_${id}_cache_`;
+      writeApp({ CACHE_STORE: 'redis', CACHE_PREFIX: cachePrefix }, line);
+      const prefix = skeletonPrefix(laravelMajor(line));
+      const php = { laravel: line, port, prefix, cachePrefix, args: [`u-${id}`, 'default'] };
+      const lock = `${prefix}${cachePrefix}laravel_unique_job:App\\Jobs\\UniqueJob:u-${id}`;
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
+      // held: PHP's second dispatch of the same unique id is refused
+      expect((await phpDispatch('unique', php)).ids).to.have.length(0);
+      expect(await client.exists(lock)).to.equal(1);
+      // no Node handler for App\Jobs\UniqueJob: larq fails it (--unknown-jobs=fail, the default)
+      const run = await larq(['work', handlers(), '--stop-when-empty', '--sleep=0']);
+      expect(run.code, run.stderr).to.equal(0);
+      expect(run.stderr).to.match(/App\\Jobs\\UniqueJob \[[0-9a-f-]{36}\] \(attempt 1\) failed for good/);
+      // released as CallQueuedHandler::failed releases it: PHP's dispatch of the same id goes through
+      expect(await client.exists(lock)).to.equal(0);
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
+      expect(await client.exists(lock)).to.equal(1);
+
+      // put back for PHP, popped again past --tries: failed for too many attempts, its lock released too
+      const tries = await larq([
+        'work',
+        handlers(),
+        '--unknown-jobs=release',
+        '--tries=1',
+        '--stop-when-empty',
+        '--sleep=0',
+      ]);
+      expect(tries.code, tries.stderr).to.equal(0);
+      expect(tries.stderr).to.match(/App\\Jobs\\UniqueJob \[[0-9a-f-]{36}\] \(attempt 2\) failed for good/);
+      expect(await client.exists(lock)).to.equal(0);
+      expect((await phpDispatch('unique', php)).ids).to.have.length(1);
     });
 
     it('warns when a string job returned without delete() or release(), which leaves it reserved', async function () {

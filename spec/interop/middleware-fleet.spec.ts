@@ -133,9 +133,9 @@ describe(`interop: a mixed fleet (Laravel ${line} + larq work) keeps the middlew
     }
   });
 
-  it("RateLimitedWithRedis('api') at 10 a second: at most 10 runs start in any of the limiter's one-second windows", async function () {
+  it("RateLimitedWithRedis('api') at 10 a second, 200 jobs: at most 10 runs start in any of the limiter's one-second windows", async function () {
     const runs = await fleet(
-      Array.from({ length: 60 }, (_, i) => ({
+      Array.from({ length: 200 }, (_, i) => ({
         n: i + 1,
         middleware: [{ class: 'RateLimitedWithRedis', args: ['api'] }],
       })),

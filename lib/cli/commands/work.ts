@@ -9,7 +9,7 @@ import { createWorker } from '../../createWorker';
 import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
-import { BatchRepository, batchHooks, chainHooks, debouncedJobs } from '../../features';
+import { BatchRepository, batchHooks, chainHooks, debouncedJobs, uniqueLocksOnFailure } from '../../features';
 import { declarationWarnings } from '../../types/checkTypes';
 import { Handlers, type CommandHooks, type MiddlewareOptions, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
@@ -27,6 +27,9 @@ import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
 import { startTelemetry, telemetryRequest } from '../telemetry';
 import { isTypeScript, prepareTypeScript } from '../typescript';
+import { formatDateTime } from '../../failed/timestamp';
+import type { RestartSignal } from '../../worker/CacheSignals';
+import { restartKey } from '../../cache/signals';
 import { WorkOutput, wantsColors } from '../WorkOutput';
 import { openCache, openFailedStore, openQueue, openRedis, requireSqliteFile, Resources } from './shared';
 
@@ -82,7 +85,8 @@ and batches continue as Laravel's worker continues them.
 
 SIGTERM or SIGINT: take no new jobs, let the running ones finish, exit 0 (a second one exits at once
 with status 1). SIGUSR2 pauses, SIGCONT resumes. larq restart (or php artisan queue:restart) makes the
-worker exit 0 after its jobs, through the app's cache (CACHE_STORE redis or database).`;
+worker exit 0 after its jobs, through the app's cache (CACHE_STORE redis or database), saying so on
+stderr; a restart signalled before the worker started does not stop it, as in Laravel.`;
 
 /** `larq work`. */
 export const work: Command = {
@@ -149,7 +153,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
   };
   const config = configFor(p);
   if (p.values.horizon === true)
-    config.horizon = horizonConfig(laravelEnv({ ...config.env }), config.appDir, config.queue.appName, true);
+    config.horizon = horizonConfig(
+      laravelEnv({ ...config.env }),
+      config.appDir,
+      config.queue.appName,
+      { cluster: config.queue.cluster, laravel: config.release },
+      true,
+    );
   const connectionName = redisConnection(config, p.positionals[0]);
   const resources = new Resources();
   try {
@@ -189,6 +199,9 @@ async function run(p: Parsed, io: Io): Promise<number> {
       width: terminalWidth(),
     });
     reportErrors(worker, io, output.attach(worker, quiet));
+    worker.on('WorkerStopping', (e) => {
+      if (e.restartSignal !== undefined && !quiet) io.err(`larq work: ${restartStop(e.restartSignal, config)}`);
+    });
     const metricsServer = await telemetry.serve();
     if (metricsServer) resources.add(() => metricsServer.close());
     if (!quiet && !json) {
@@ -256,6 +269,22 @@ async function run(p: Parsed, io: Io): Promise<number> {
   }
 }
 
+// Why the worker stopped for queue:restart, in one line (queue:work says nothing): Worker::queueShouldRestart
+// (13.x) compares the restart key with its value when the worker started, so an old key never stops a
+// worker; one written (RestartCommand::handle), or removed (a cache flush), since it started does.
+function restartStop(signal: RestartSignal, config: CliConfig): string {
+  const where = `cache key ${restartKey} in the ${config.cacheStoreName ?? 'app'} store`;
+  const then = `${signal.atStart === null ? 'no key' : String(signal.atStart)} when this worker started`;
+  const laravel = 'with status 0, for its supervisor to start it again';
+  const now = signal.now;
+  const seconds =
+    typeof now === 'number' ? now : typeof now === 'string' && /^\d+$/.test(now) ? Number(now) : Number.NaN;
+  if (signal.now === null)
+    return `stopping: the ${where} is gone (${then}; a cache flush removes it), which Laravel's queue:work takes for a queue:restart too: it stops ${laravel}`;
+  const at = Number.isFinite(seconds) ? ` at ${formatDateTime(seconds * 1000, 'UTC')} UTC` : '';
+  return `stopping: queue:restart signalled${at} (${where}: ${String(signal.now)}, ${then}); Laravel's queue:work stops on it too, ${laravel}`;
+}
+
 // --metrics=[HOST:]PORT, checked here so a wrong one is a usage error (status 2) like every other flag.
 function metricsFlag(text: string | undefined): string | undefined {
   if (text !== undefined && !/^(?:(?:\[[^\]]+\]|[^:]+):)?\d{1,5}$/.test(text.trim())) {
@@ -317,8 +346,10 @@ function unknownJobsFlag(text: string | undefined): UnknownJobPolicy | undefined
 // The Laravel features larq work wires unless the handlers module wired its own: superseded debounced jobs
 // are deleted (13.6+, through the app's cache), chains continue on the app's queue connection, batch
 // progress goes to job_batches in the app's database (as the skeleton's queue.batching config has it),
-// opened when the first batched job runs. Unique locks and models need the app's own knowledge (which
-// classes are unique, how to load a model), so the handlers factory wires those with the context it is given.
+// opened when the first batched job runs. A unique job that fails for good has its lock released, as
+// CallQueuedHandler::failed releases it. Unique locks around a run and models need the app's own knowledge
+// (which classes are unique, how to load a model), so the handlers factory wires those with the context
+// it is given.
 function defaultFeatures(
   config: CliConfig,
   queue: RedisQueue,
@@ -341,6 +372,9 @@ function defaultFeatures(
   };
   return [
     ...(cache !== undefined && config.release.has('debounce') ? [debouncedJobs(cache)] : []),
+    ...(cache !== undefined
+      ? [uniqueLocksOnFailure(cache, { laravel: config.release.version, storeName: config.cacheStoreName })]
+      : []),
     chainHooks(queue),
     {
       feature: 'batch',

@@ -6,7 +6,7 @@ import { FakeClock } from '../../../lib/clock';
 import { BatchRepository, decodeRow, orderedUuid, type BatchUpdate } from '../../../lib/features/batch';
 import { chainHooks, dispatchChain, nextInChain, carriedKeys } from '../../../lib/features/chain';
 import { modelReference, modelReferences, modelHooks, ModelNotFoundError } from '../../../lib/features/models';
-import { uniqueJobs, uniqueLockName, dispatchUnique } from '../../../lib/features/unique';
+import { uniqueJobs, uniqueLocksOnFailure, uniqueLockName, dispatchUnique } from '../../../lib/features/unique';
 import {
   callQueuedListener,
   queuedListener,
@@ -202,6 +202,72 @@ describe('features: unique jobs', () => {
     await cache.lock('laravel_unique_job:App\\Jobs\\Sync:7', 0, 'someoneelse').acquire();
     await hooks.afterHandle!(ctxFor(pushed[0].payload));
     expect(await cache.lock('laravel_unique_job:App\\Jobs\\Sync:7').currentOwner()).to.equal('someoneelse');
+  });
+});
+
+describe('features: unique locks of failed jobs nobody declared', () => {
+  const job = new PhpObject('App\\Jobs\\Sync', [{ name: 'uniqueId', visibility: 'public', value: '7' }]);
+  const name = 'laravel_unique_job:App\\Jobs\\Sync:7';
+  // The hidden context PendingDispatch adds (InteractsWithUniqueJobs), as Context::dehydrate writes it.
+  const withContext = (raw: string, hidden: Record<string, string>) => {
+    const decoded = JSON.parse(raw) as Record<string, unknown>;
+    decoded['illuminate:log:context'] = {
+      data: {},
+      hidden: Object.fromEntries(Object.entries(hidden).map(([k, v]) => [k, serialize(v)])),
+    };
+    return JSON.stringify(decoded);
+  };
+
+  it("releases the command's lock: compare-and-delete with its owner (13.24+), else by force", async () => {
+    const cache = new ArrayCacheStore();
+    const { queue, pushed } = fakeQueue();
+    const hooks = uniqueLocksOnFailure(cache, { laravel: 13 });
+    expect(await dispatchUnique(queue, cache, job, {}, { laravel: 13 })).to.equal('id');
+    const raw = pushed[0].payload;
+    // a newer dispatch's lock (another owner) is left alone
+    await cache.lock(name).forceRelease();
+    await cache.lock(name, 0, 'newer').acquire();
+    await hooks.onFailed!(fakeJob(raw), commandOf(raw), new Error('x'));
+    expect(await cache.lock(name).currentOwner()).to.equal('newer');
+    await cache.lock(name).forceRelease();
+    await cache.lock(name, 0, commandOf(raw).get('uniqueLockOwner') as string).acquire();
+    await hooks.onFailed!(fakeJob(raw), commandOf(raw), new Error('x'));
+    expect(await cache.lock(name).currentOwner()).to.equal(null);
+    // 12.x: no owner, forced
+    const plain = payloadFor(job, { line: 12, clock: new FakeClock(0) });
+    await cache.lock(name, 0).acquire();
+    await uniqueLocksOnFailure(cache, { laravel: 12 }).onFailed!(fakeJob(plain), job, null);
+    expect(await cache.lock(name).currentOwner()).to.equal(null);
+  });
+
+  it("uniqueJobs() releases them too; the payload's context names the key, owner and store", async () => {
+    const cache = new ArrayCacheStore();
+    const plain = payloadFor(job, { line: 13, clock: new FakeClock(0) });
+    // displayName() hashed into the key: only the context knows it
+    const key = `laravel_unique_job:${SYNC_7_XXH128}:7`;
+    const raw = withContext(plain, {
+      laravel_unique_job_cache_store: 'redis',
+      laravel_unique_job_key: key,
+      laravel_unique_job_lock_owner: 'owner-1',
+    });
+    const hooks = uniqueJobs({ 'App\\Jobs\\Other': {} }, cache, { laravel: 13, storeName: 'redis' });
+    await cache.lock(key, 0, 'owner-2').acquire();
+    await hooks.onFailed!(fakeJob(raw), job, null);
+    expect(await cache.lock(key).currentOwner()).to.equal('owner-2');
+    await cache.lock(key).forceRelease();
+    await cache.lock(key, 0, 'owner-1').acquire();
+    await hooks.onFailed!(fakeJob(raw), job, null);
+    expect(await cache.lock(key).currentOwner()).to.equal(null);
+    // the job's uniqueVia() store is not the one larq has: left alone
+    await cache.lock(key, 0, 'owner-1').acquire();
+    await uniqueLocksOnFailure(cache, { laravel: 13, storeName: 'database' }).onFailed!(fakeJob(raw), job, null);
+    expect(await cache.lock(key).currentOwner()).to.equal('owner-1');
+    // 12.x context: no owner, forced
+    await cache.lock(key).forceRelease();
+    await cache.lock(key, 0, 'anyone').acquire();
+    const forced = withContext(plain, { laravel_unique_job_cache_store: 'redis', laravel_unique_job_key: key });
+    await uniqueLocksOnFailure(cache, { laravel: 12 }).onFailed!(fakeJob(forced), job, null);
+    expect(await cache.lock(key).currentOwner()).to.equal(null);
   });
 });
 

@@ -48,6 +48,22 @@ describe('Horizon mode', () => {
       expect(config({ LARQ_HORIZON: 'false', HORIZON_PREFIX: 'x:' }).horizon).to.equal(undefined);
     });
 
+    it('on a cluster of 13.5+ peers, wraps the prefix in a hash tag as later Horizon 5.x does, never twice', () => {
+      const cluster = { LARQ_REDIS_CLUSTER: '127.0.0.1:7000' };
+      expect(config({ ...cluster, LARQ_HORIZON: 'true', APP_NAME: 'Acme Shop' }).horizon).to.deep.equal({
+        prefix: '{acme_shop_horizon:}',
+        source: 'LARQ_HORIZON',
+      });
+      expect(config({ ...cluster, HORIZON_PREFIX: '{shop}_horizon:' }).horizon?.prefix).to.equal('{shop}_horizon:');
+      // `{}` is no hash tag (Redis hashes the whole key): Horizon wraps that prefix too
+      expect(config({ ...cluster, HORIZON_PREFIX: 'a{}b:' }).horizon?.prefix).to.equal('{a{}b:}');
+      // before 13.5 Laravel has no Connection::hasHashTag and Horizon keeps the prefix as given
+      expect(config({ ...cluster, LARQ_LARAVEL: '13.4', HORIZON_PREFIX: 'hz:' }).horizon?.prefix).to.equal('hz:');
+      expect(config({ ...cluster, LARQ_LARAVEL: '12', HORIZON_PREFIX: 'hz:' }).horizon?.prefix).to.equal('hz:');
+      // one server or Sentinel: as given
+      expect(config({ HORIZON_PREFIX: 'hz:' }).horizon?.prefix).to.equal('hz:');
+    });
+
     it('refuses a LARQ_HORIZON that is not a boolean, naming it', () => {
       expect(() => config({ LARQ_HORIZON: 'yes please' })).to.throw(InvalidOptionError, /LARQ_HORIZON/);
     });

@@ -112,6 +112,28 @@ describe('Worker: restart signal', () => {
     expect(h.queue.pending('default')).to.have.length(1);
   });
 
+  it('WorkerStopping says which restart values stopped it: the one at start (null: no key) and the new one', async () => {
+    const appear = harness();
+    let seen: unknown;
+    appear.worker.on('WorkerStopping', (e) => (seen = e.restartSignal));
+    appear.worker.on('Looping', () => void appear.cache.store.forever(restartKey, 5));
+    await appear.worker.daemon('default');
+    expect(seen).to.deep.equal({ atStart: null, now: 5 });
+
+    const changed = harness();
+    await changed.cache.store.forever(restartKey, 1767225000);
+    changed.worker.on('WorkerStopping', (e) => (seen = e.restartSignal));
+    changed.worker.on('Looping', () => void changed.cache.store.forget(restartKey));
+    await changed.worker.daemon('default');
+    expect(seen).to.deep.equal({ atStart: 1767225000, now: null });
+
+    const other = harness({ options: { maxJobs: 1 } });
+    other.worker.on('WorkerStopping', (e) => (seen = e));
+    other.queue.push('default');
+    await other.worker.daemon('default');
+    expect(seen).not.to.have.property('restartSignal');
+  });
+
   it('treats the key appearing as a restart, and loosely equal values as none', async () => {
     const appear = harness();
     appear.worker.on('Looping', () => void appear.cache.store.forever(restartKey, 5));
