@@ -169,6 +169,25 @@ export { PhpArray, PhpObject, PhpEnum, PhpBytes, PhpReference, PhpCustomObject }
 export type { PhpValue, PhpProperty, PhpArrayKey, Visibility } from './php/values';
 export { Encrypter, type EncrypterCipher } from './php/Encrypter';
 
+// `larq types`: the declarations a generated module is made of.
+export { typedPhpClass, TypedPhpClass } from './types/TypedPhpClass';
+export type {
+  TypedPhpClassSpec,
+  TypedProperty,
+  PhpTypeKind,
+  ReflectedValue,
+  ModelInput,
+  ModelsInput,
+  PhpEnumCase,
+  ModelIdentifierView,
+  ModelsIdentifierView,
+  PhpDateView,
+  PhpArrayView,
+  PhpArrayInput,
+  PhpDateInput,
+} from './types/TypedPhpClass';
+export { typedListener, TypedListener } from './types/TypedListener';
+
 // Payloads: Laravel's JSON envelope, byte for byte.
 export { phpJsonEncode, phpJsonDecode, type PhpJsonEncodeOptions } from './payload/json';
 export { createObjectPayload, createStringPayload } from './payload/createPayload';

@@ -2,8 +2,8 @@
 //   unit         no Redis, no PHP, no native module: seconds
 //   integration  a real redis-server (and the SQL databases the failed-job stores use)
 //   interop      real PHP: Laravel on the same Redis, and PHP oracles for byte-exact output
-//   slow         the long fault, failover and chaos runs, the mixed-fleet middleware run, and the spec that
-//                runs the compiler
+//   slow         the long fault, failover and chaos runs, the mixed-fleet middleware run, and the specs
+//                that run the compiler
 // A file listed below (needsPhp, needsRedis, compiles) sits in a folder of one tier but needs another's
 // tools or time: the tier of its folder skips it and the other tier runs it.
 
@@ -16,7 +16,7 @@ const needsPhp = [
 ];
 const needsRedis = ['spec/compat/push.spec.ts', 'spec/compat/pop.spec.ts'];
 // Runs the TypeScript compiler over a spec file: tens of seconds, and `npm test`'s tsc checks it too.
-const compiles = ['spec/unit/types.spec.ts'];
+const compiles = ['spec/unit/types.spec.ts', 'spec/interop/larq-types-compile.spec.ts'];
 const slow = [
   'spec/integration/chaos.spec.ts',
   'spec/integration/cluster-failover.spec.ts',
@@ -35,7 +35,7 @@ const tiers = {
     ignore: [...needsPhp, ...needsRedis, ...compiles],
   },
   integration: { spec: ['spec/integration/**/*.spec.ts', ...needsRedis], ignore: slow },
-  interop: { spec: ['spec/interop/**/*.spec.ts', ...needsPhp], ignore: slow },
+  interop: { spec: ['spec/interop/**/*.spec.ts', ...needsPhp], ignore: [...slow, ...compiles] },
   slow: { spec: [...slow, ...compiles], ignore: [] },
 };
 

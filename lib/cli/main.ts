@@ -14,6 +14,7 @@ import { pruneFailed } from './commands/pruneFailed';
 import { restart } from './commands/restart';
 import { retry } from './commands/retry';
 import { size } from './commands/size';
+import { types } from './commands/types';
 import { work } from './commands/work';
 
 /** Every command, in the order `larq --help` lists them. */
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   pause,
   resume,
   restart,
+  types,
 ]);
 
 // The console's own methods, kept: `larq work --json` sends a handlers module's console.log to stderr.

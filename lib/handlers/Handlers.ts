@@ -17,6 +17,8 @@ import type { RedisJob } from '../jobs/RedisJob';
 import type { JobPayload } from '../payload/types';
 import type { PhpObject } from '../php/values';
 import { toPlain } from '../php/view';
+import type { TypedListener } from '../types/TypedListener';
+import type { TypedPhpClass } from '../types/TypedPhpClass';
 import { CALL_QUEUED_LISTENER } from '../features/wrappers';
 import { HandlerContext, type FailJob, type JobContext, type ObjectJobContext } from './HandlerContext';
 // the index, which registers every middleware larq reads from payloads
@@ -155,6 +157,7 @@ export class Handlers implements JobRunner<RedisJob> {
   private readonly objects = new Map<string, Entry<StoredObjectHandler>>();
   private readonly listeners = new Map<string, Entry<StoredObjectHandler>>();
   private readonly strings = new Map<string, Entry<StoredStringHandler>>();
+  private readonly declared = new Map<string, string>();
   private unknownJobs: UnknownJobPolicy;
   private hooks: CommandHooks[];
   private middlewareOptions: MiddlewareOptions;
@@ -228,13 +231,26 @@ export class Handlers implements JobRunner<RedisJob> {
 
   /**
    * Handle the PHP job class `className` (`data.commandName`), e.g. `App\Jobs\SendWelcomeEmail`.
-   * `handlers.object<SendWelcomeEmail>(...)` types the command as your interface for the job.
+   * `handlers.object<SendWelcomeEmail>(...)` types the command as your interface for the job; a declaration
+   * `larq types` generated (`handlers.object(SendWelcomeEmail, ...)`) types it as PHP declares the class.
    */
   object<T extends object = Record<string, unknown>>(
     className: string,
     handler: ObjectJobHandler<T>,
+    hooks?: HandlerHooks,
+  ): this;
+  object<View extends object>(
+    declaration: TypedPhpClass<View, object>,
+    handler: ObjectJobHandler<View>,
+    hooks?: HandlerHooks,
+  ): this;
+  object(
+    target: string | TypedPhpClass<object, object>,
+    handler: ObjectJobHandler<object>,
     hooks: HandlerHooks = {},
   ): this {
+    const className = typeof target === 'string' ? target : target.className;
+    if (typeof target !== 'string') this.declared.set(className, target.hash);
     this.objects.set(className, {
       handler: handler as StoredObjectHandler,
       failed: hooks.failed,
@@ -243,18 +259,41 @@ export class Handlers implements JobRunner<RedisJob> {
     return this;
   }
 
-  /** Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`; `T` types the listener's view. */
+  /**
+   * Handle a queued event listener (CallQueuedListener) of the PHP class `listenerClass`; `T` types the
+   * listener's view, or a declaration `larq types` generated types it.
+   */
   listener<T extends object = Record<string, unknown>>(
     listenerClass: string,
     handler: ObjectJobHandler<T>,
+    hooks?: HandlerHooks,
+  ): this;
+  listener<View extends object>(
+    declaration: TypedListener<View, object, object>,
+    handler: ObjectJobHandler<View>,
+    hooks?: HandlerHooks,
+  ): this;
+  listener(
+    target: string | TypedListener<object, object, object>,
+    handler: ObjectJobHandler<object>,
     hooks: HandlerHooks = {},
   ): this {
+    const listenerClass = typeof target === 'string' ? target : target.className;
+    if (typeof target !== 'string') this.declared.set(listenerClass, target.hash);
     this.listeners.set(listenerClass, {
       handler: handler as StoredObjectHandler,
       failed: hooks.failed,
       middleware: hooks.middleware,
     });
     return this;
+  }
+
+  /**
+   * The classes registered through a `larq types` declaration, with the hash of the PHP declaration each
+   * was generated from (`larq work` compares them with the app's classes at start).
+   */
+  declarations(): ReadonlyMap<string, string> {
+    return this.declared;
   }
 
   /**

@@ -131,6 +131,7 @@ describe('the larq command', function () {
       'flush',
       'prune-failed',
       'restart',
+      'types',
     ])
       expect(top.stdout).to.include(`\n  ${c} `);
     const work = await larq('work', '--help');

@@ -10,6 +10,7 @@ import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks, debouncedJobs, uniqueLocksOnFailure } from '../../features';
+import { declarationWarnings } from '../../types/checkTypes';
 import { Handlers, type CommandHooks, type MiddlewareOptions, type UnknownJobPolicy } from '../../handlers/Handlers';
 import type { RedisJob } from '../../jobs/RedisJob';
 import type { PhpObject } from '../../php/values';
@@ -45,7 +46,9 @@ and batches continue as Laravel's worker continues them.
   --handlers=MODULE     REQUIRED (or LARQ_HANDLERS): a module whose default export, or export "handlers",
                         is a Handlers instance or a function (may be async) returning one, called with
                         { queue, config, env, cache }; resolved from the current directory. A .ts module
-                        runs through the app's tsx (npm install --save-dev tsx), which larq registers
+                        runs through the app's tsx (npm install --save-dev tsx), which larq registers;
+                        handlers typed by a larq types module are checked against the app's PHP
+                        classes at start (a warning names each class changed since)
   --queue=QUEUES        queues in priority order, comma-separated (default REDIS_QUEUE, else "default")
   --tries=N             attempts for jobs that set none; 0 = unlimited (default 1)
   --backoff=S[,S...]    seconds before a failed job is retried, per attempt (default 0)
@@ -230,6 +233,8 @@ async function run(p: Parsed, io: Io): Promise<number> {
     }
     if (config.cacheNote) io.err(`larq work: note: ${config.cacheNote}`);
     if (startedByNpm()) io.err(`larq work: warning: ${NPM_PARENT}`);
+    for (const line of declarationWarnings(handlers.declarations(), config.appDir))
+      io.err(`larq work: warning: ${line}`);
     watchOtherPrefixes(config, queues.split(','), io, resources, worker);
     if (p.values.once) {
       await worker.runNextJob(queues);

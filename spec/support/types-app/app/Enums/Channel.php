@@ -1,0 +1,9 @@
+<?php
+
+namespace Shop\Enums;
+
+enum Channel
+{
+    case Email;
+    case Sms;
+}

@@ -1,0 +1,13 @@
+<?php
+
+namespace Shop\Events;
+
+class StockChanged
+{
+    public function __construct(
+        public string $sku,
+        public int $delta,
+        public ?float $cost = null,
+    ) {
+    }
+}

@@ -1,0 +1,26 @@
+<?php
+
+namespace Shop\Jobs;
+
+use Illuminate\Bus\Queueable;
+use Illuminate\Contracts\Queue\ShouldQueue;
+use Illuminate\Foundation\Bus\Dispatchable;
+use Illuminate\Queue\InteractsWithQueue;
+use Illuminate\Queue\SerializesModels;
+use Illuminate\Database\Eloquent\Collection;
+
+class TouchCustomers implements ShouldQueue
+{
+    use Dispatchable, InteractsWithQueue, Queueable, SerializesModels;
+
+    public function __construct(public Collection $customers)
+    {
+    }
+
+    public function handle(): void
+    {
+        if (function_exists('larq_record_command')) {
+            larq_record_command($this);
+        }
+    }
+}

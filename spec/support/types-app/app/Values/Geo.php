@@ -1,0 +1,9 @@
+<?php
+
+namespace Shop\Values;
+
+class Geo
+{
+    public float $lat;
+    public float $lng;
+}
