@@ -367,7 +367,7 @@ export class RedisQueue implements ReservedJobStore {
 
   /** Remove a job's reservation (ZREM of its reserved string). */
   deleteReserved(queue: string | null | undefined, job: RedisJob): Promise<void> {
-    // Batched with the other acknowledgements of this tick (ZremBatcher): same commands' effect, fewer writes.
+    // Batched with the other acknowledgements of this turn of the event loop (ZremBatcher): same commands' effect, fewer writes.
     // Not an async function: it runs for every job, and the batch's promise is all the caller needs.
     try {
       return this.acks.zrem(this.keysFor(queue).reserved, job.reservedMember());

@@ -65,6 +65,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly nextJobs: NextJobs<J>;
   private readonly runningJobs = new RunningJobs<J>();
   private running = false;
+  private stopCheckTimer: { due: Promise<void>; cancel: AbortController } | null = null;
   private readonly stops: StopChecks;
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
@@ -168,6 +169,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
       }
     } finally {
       this.stops.stop();
+      this.stopCheckTimer?.cancel.abort();
+      this.stopCheckTimer = null;
       await this.heartbeat?.stop();
       await this.timeouts.stop();
       this.cacheSignals.dropPrefetched();
@@ -205,18 +208,31 @@ export class Worker<J extends WorkerJob = WorkerJob> {
     return found;
   }
 
-  // Wait for a free slot (`anyVacancy`: for the next slot to free, even if one is free), for at most
-  // STOP_CHECK_SECONDS: the stop checks run while every slot is busy, so a stuck handler never holds them off.
+  // Wait for a free slot (`anyVacancy`: for the next slot to free, even if one is free), at most until the
+  // next stop check: the stop checks run at least every STOP_CHECK_SECONDS while every slot is busy, so a
+  // stuck handler never holds them off. One timer serves every pass until it fires: a timer, an
+  // AbortController and its abort per pass cost a job at concurrency 1 about a tenth of its CPU.
   private async waitForFreeSlot(anyVacancy: boolean): Promise<void> {
     const stopping = this.stops.signal;
     if (stopping.aborted || (this.slots.free > 0 && !anyVacancy)) return;
-    const waitEnds = new AbortController();
-    const stop = (): void => waitEnds.abort();
-    stopping.addEventListener('abort', stop, { once: true });
-    void this.sleepImpl(STOP_CHECK_SECONDS * 1000, waitEnds.signal).then(stop);
-    await this.slots.waitForVacancy(waitEnds.signal);
-    waitEnds.abort();
-    stopping.removeEventListener('abort', stop);
+    await Promise.race([this.slots.nextVacancy(), this.stopCheckDue(stopping)]);
+  }
+
+  // Resolves when the next stop check is due (STOP_CHECK_SECONDS after it was armed) or at a stop.
+  private stopCheckDue(stopping: AbortSignal): Promise<void> {
+    if (this.stopCheckTimer !== null) return this.stopCheckTimer.due;
+    const cancel = new AbortController();
+    const onStop = (): void => cancel.abort();
+    stopping.addEventListener('abort', onStop, { once: true });
+    const timer = {
+      cancel,
+      due: this.sleepImpl(STOP_CHECK_SECONDS * 1000, cancel.signal).then(() => {
+        stopping.removeEventListener('abort', onStop);
+        if (this.stopCheckTimer === timer) this.stopCheckTimer = null;
+      }),
+    };
+    this.stopCheckTimer = timer;
+    return timer.due;
   }
 
   /** Laravel's Worker::runNextJob (`--once`): pop one job and run it to the end; no timeout, no stop checks. */

@@ -85,7 +85,7 @@ export interface WorkerQueue<J extends WorkerJob = WorkerJob> {
  * reads and the maxExceptions counter, through lib/cache/signals. Any CacheStore (Redis, database,
  * array) is one; values come back decoded (numbers, booleans, strings, null).
  */
-export type WorkerCache = Pick<CacheStore, 'get' | 'put' | 'increment' | 'forget'>;
+export type WorkerCache = Pick<CacheStore, 'get' | 'put' | 'increment' | 'forget'> & Partial<Pick<CacheStore, 'many'>>;
 
 /** The failed-job store (Laravel's FailedJobProviderInterface::log, 13.x). */
 export interface FailedJobLogger {

@@ -1,7 +1,7 @@
 // Acknowledging a job is a ZREM of its reserved string. A worker running many jobs at once finishes many
 // of them in the same turn of the event loop; sending one ZREM per job costs Redis one command and the
-// socket one write each. This gathers the members asked for during one tick and sends a single
-// `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
+// socket one write each. This gathers the members asked for during one turn of the event loop and sends a
+// single `ZREM key m1 m2 ...` per key: Redis ends in exactly the state the separate ZREMs would leave (removing
 // members of a sorted set commutes), and each caller's promise settles with that command's reply. More
 // members than one command may carry (MAX_COMMAND_ARGUMENTS) go out as several ZREMs of the key.
 import type { Cluster, Redis } from 'ioredis';
@@ -19,7 +19,7 @@ interface Pending {
 
 const NOTHING_MOVED = { commands: 0, settle: (): void => undefined };
 
-/** Coalesces the ZREMs asked for within one tick into one ZREM per key. */
+/** Coalesces the ZREMs asked for within one turn of the event loop into one ZREM per key. */
 export class ZremBatcher {
   private pending = new Map<string, Pending>();
   private scheduled = false;
@@ -36,8 +36,10 @@ export class ZremBatcher {
     batch.members.push(member);
     if (!this.scheduled) {
       this.scheduled = true;
-      // nextTick runs after the promise jobs of this turn: every job settled in it joins the batch.
-      process.nextTick(() => this.flush());
+      // setImmediate runs after the I/O of this turn of the event loop: every job settled in it joins the
+      // batch, and a worker whose next pop waits for a reply that came in the same turn (its stop and pause
+      // reads, on the cache connection) sends the batch with that pop (moveInto) instead of alone.
+      setImmediate(() => this.flush());
     }
     return batch.done;
   }
@@ -46,7 +48,7 @@ export class ZremBatcher {
    * Put what is gathered for `key` into `write`, ahead of what the caller adds next, instead of sending
    * it on its own: the pop that follows goes out behind it on the same connection (in the same write,
    * except on a cluster), so Redis runs the ZREM before it. Only that key's batch moves, so the batch
-   * keeps to one cluster slot; other keys go out with the tick's flush. Returns how many commands went in
+   * keeps to one cluster slot; other keys go out with the turn's flush. Returns how many commands went in
    * (0 unless a batch was waiting) and a function to call with the write's replies (or with the error that
    * failed the whole write), which settles each caller's promise.
    */
@@ -66,7 +68,7 @@ export class ZremBatcher {
     };
   }
 
-  /** Send what is gathered now (close() calls this so nothing waits for a tick that never comes). */
+  /** Send what is gathered now (close() calls this so nothing waits for a turn that never comes). */
   flush(): void {
     this.scheduled = false;
     const batches = this.pending;

@@ -2,7 +2,7 @@
 // `queue:pause` per queue (12.40+) and for every queue (`queue:pause --all`, 13.25+; Worker::getNextJob
 // reads them through QueueManager::isPaused). Keys, reads and PHP comparisons are lib/cache/signals'; what
 // is kept here is the worker's own bookkeeping: the restart baseline and what a failed read means.
-import type { CacheValue } from '../cache/CacheStore';
+import type { CacheStore, CacheValue } from '../cache/CacheStore';
 import { isPaused, isPausedGlobally, readRestart, restartRequested } from '../cache/signals';
 import type { WorkerCache } from '../jobs/contracts';
 import { type Clock, systemClock } from '../clock';
@@ -36,6 +36,8 @@ export class CacheSignals {
 
   private readonly clock: Clock;
   private readonly readAhead: boolean;
+  // What the reads started ahead go through: their GETs of one turn as one `many` (see AheadReads).
+  private readonly ahead: Pick<CacheStore, 'get'> | undefined;
 
   constructor(
     private readonly cache: WorkerCache | undefined,
@@ -45,6 +47,7 @@ export class CacheSignals {
     this.globalPause = options.laravel?.has('globalPause') ?? true;
     this.clock = options.clock ?? systemClock;
     this.readAhead = options.readAhead ?? false;
+    this.ahead = cache === undefined ? undefined : aheadReads(cache);
   }
 
   /** Remember the restart timestamp as the worker starts (Laravel's getTimestampOfLastQueueRestart). */
@@ -63,7 +66,7 @@ export class CacheSignals {
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
     const ahead = this.fresh(this.restartAhead);
-    this.restartAhead = this.readAhead ? started(readRestart(this.cache), this.clock.nowMs()) : undefined;
+    this.restartAhead = this.readAhead ? started(readRestart(this.ahead!), this.clock.nowMs()) : undefined;
     try {
       const current = await (ahead ?? readRestart(this.cache));
       if (this.lastRestart === undefined) this.lastRestart = current;
@@ -92,7 +95,7 @@ export class CacheSignals {
     const key = `${connection}\0${queue}`;
     const ahead = this.fresh(this.pausedAhead.get(key));
     if (this.readAhead)
-      this.pausedAhead.set(key, started(this.readPaused(this.cache, connection, queue), this.clock.nowMs()));
+      this.pausedAhead.set(key, started(this.readPaused(this.ahead!, connection, queue), this.clock.nowMs()));
     else this.pausedAhead.delete(key);
     return ahead ?? this.readPaused(this.cache, connection, queue);
   }
@@ -107,7 +110,7 @@ export class CacheSignals {
    * command writes these keys.
    */
   prefetch(connection: string, queues: readonly string[]): void {
-    const cache = this.cache;
+    const cache = this.ahead;
     if (cache === undefined) return;
     const at = this.clock.nowMs();
     if (this.fresh(this.restartAhead) === undefined) this.restartAhead = started(readRestart(cache), at);
@@ -128,7 +131,7 @@ export class CacheSignals {
     return read !== undefined && this.clock.nowMs() - read.at <= PREFETCH_FRESH_MS ? read.value : undefined;
   }
 
-  private async readPaused(cache: WorkerCache, connection: string, queue: string): Promise<boolean> {
+  private async readPaused(cache: Pick<CacheStore, 'get'>, connection: string, queue: string): Promise<boolean> {
     if (!this.globalPause) return isPaused(cache, connection, queue);
     const [all, one] = await Promise.all([isPausedGlobally(cache), isPaused(cache, connection, queue)]);
     return all || one;
@@ -160,3 +163,48 @@ function started<T>(value: Promise<T>, at: number): Ahead<T> {
 }
 
 function ignore(): void {}
+
+// The reads started ahead of their checks, as a store whose `get`s of one turn of the event loop go to the
+// cache as one `many` (one MGET on Redis: one command and one write instead of one per key) once that
+// turn's promise jobs have run. A store without `many` is read key by key, at once, as before.
+function aheadReads(cache: WorkerCache): Pick<CacheStore, 'get'> {
+  const many = cache.many?.bind(cache);
+  if (many === undefined) return cache;
+  let pending: Map<string, Deferred[]> | undefined;
+  const send = (): void => {
+    const batch = pending!;
+    pending = undefined;
+    const keys = [...batch.keys()];
+    let read: Promise<Map<string, CacheValue>>;
+    try {
+      read = keys.length === 1 ? cache.get(keys[0]).then((v) => new Map([[keys[0], v]])) : many(keys);
+    } catch (e) {
+      read = Promise.reject(e);
+    }
+    read.then(
+      (values) => {
+        for (const [key, waiting] of batch) for (const d of waiting) d.resolve(values.get(key) ?? null);
+      },
+      (error: unknown) => {
+        for (const waiting of batch.values()) for (const d of waiting) d.reject(error);
+      },
+    );
+  };
+  return {
+    get: (key) =>
+      new Promise<CacheValue>((resolve, reject) => {
+        if (pending === undefined) {
+          pending = new Map();
+          process.nextTick(send);
+        }
+        const waiting = pending.get(key);
+        if (waiting === undefined) pending.set(key, [{ resolve, reject }]);
+        else waiting.push({ resolve, reject });
+      }),
+  };
+}
+
+interface Deferred {
+  resolve(value: CacheValue): void;
+  reject(error: unknown): void;
+}

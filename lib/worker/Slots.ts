@@ -12,8 +12,8 @@ import type { Attempt } from './Attempt';
 export class Slots<J extends WorkerJob> {
   private readonly occupied = new Set<Attempt<J>>();
   private readonly unfinished = new Set<Attempt<J>>();
-  // Who waits for a slot to free, or for the attempts to finish: all told at once at the next change.
-  private slotWaiters: (() => void)[] = [];
+  // The next vacate, shared by whoever waits for it (made on demand); who waits for the attempts to finish.
+  private vacancy: { promise: Promise<void>; resolve: () => void } | null = null;
   private finishWaiters: (() => void)[] = [];
 
   constructor(readonly size: number) {}
@@ -36,7 +36,10 @@ export class Slots<J extends WorkerJob> {
 
   /** The attempt's handler settled (and `rest` passed): its slot is free. Again does nothing. */
   vacate(attempt: Attempt<J>): void {
-    if (this.occupied.delete(attempt)) this.slotWaiters = notify(this.slotWaiters);
+    if (this.occupied.delete(attempt) && this.vacancy !== null) {
+      this.vacancy.resolve();
+      this.vacancy = null;
+    }
   }
 
   /** The worker is finished with the attempt. Again does nothing. */
@@ -49,17 +52,14 @@ export class Slots<J extends WorkerJob> {
     return this.occupied;
   }
 
-  /** Resolve at the next vacate(), or when `signal` aborts (at once if it has). */
-  waitForVacancy(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      signal.addEventListener('abort', done, { once: true });
-      this.slotWaiters.push(done);
-    });
+  /** Resolves at the next vacate(); every caller until then shares one promise. */
+  nextVacancy(): Promise<void> {
+    if (this.vacancy === null) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.vacancy = { promise, resolve };
+    }
+    return this.vacancy.promise;
   }
 
   /**

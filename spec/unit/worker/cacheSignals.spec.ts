@@ -106,4 +106,36 @@ describe('CacheSignals: reads made ahead of their checks', () => {
     expect(await ahead.shouldRestart()).to.equal(false);
     expect(reads).to.have.length(6);
   });
+  it('reads ahead through a store that reads many keys at once: the reads of one turn are one many()', async () => {
+    const calls: string[][] = [];
+    const ahead = new CacheSignals(
+      {
+        get: (key: string) => (calls.push([key]), store.get(key)),
+        many: (keys: readonly string[]) => (calls.push([...keys]), store.many(keys)),
+        put: store.put.bind(store),
+        increment: store.increment.bind(store),
+        forget: store.forget.bind(store),
+      },
+      (e) => {
+        throw e;
+      },
+      { clock: { nowMs: () => now }, readAhead: true },
+    );
+    await ahead.start();
+    calls.length = 0;
+    ahead.prefetch('redis', ['default', 'mail']);
+    expect(await ahead.shouldRestart()).to.equal(false);
+    expect(await ahead.isPaused('redis', 'default')).to.equal(false);
+    // Each check started the next check's read: the restart check's in the prefetch's turn, so it shares
+    // that many(); the pause check's in a later turn, so both its keys go out in one many() of their own.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).to.deep.equal([
+      [restartKey, globalPausedKey, pausedKey('redis', 'default'), pausedKey('redis', 'mail')],
+      [globalPausedKey, pausedKey('redis', 'default')],
+    ]);
+    // What the next checks take is what Redis held when the many() ran, key by key.
+    await store.forever(pausedKey('redis', 'mail'), true);
+    expect(await ahead.isPaused('redis', 'mail')).to.equal(false);
+    expect(await ahead.isPaused('redis', 'mail')).to.equal(true);
+  });
 });
