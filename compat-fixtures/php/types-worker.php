@@ -42,6 +42,12 @@ function larq_worker_setup(Illuminate\Container\Container $app): void
                 {
                     return null;
                 }
+
+                /** Laravel 8's Mailer contract. */
+                public function failures()
+                {
+                    return [];
+                }
             };
         }
     });

@@ -1,11 +1,12 @@
-// A queued mailable as `Mailable::queue` pushes it (12.67 and 13.26): an `Illuminate\Mail\SendQueuedMailable`
-// holding the mailable and what its constructor copies (tries, timeout, maxExceptions, afterCommit,
-// connection, queue, shouldBeEncrypted) and `Mailable::newQueuedJob` sets (messageGroup, middleware),
-// pushed on the mailable's connection and queue, with later() when the mailable has a delay.
+// A queued mailable as `Mailable::queue` pushes it (8.83, 12.67 and 13.26): an
+// `Illuminate\Mail\SendQueuedMailable` holding the mailable and what its constructor copies (tries, timeout,
+// afterCommit, shouldBeEncrypted; 12.x+ also maxExceptions, connection, queue) and `Mailable::newQueuedJob`
+// sets (middleware; 12.x+ messageGroup), pushed on the mailable's connection and queue, with later() when
+// the mailable has a delay.
 import { InvalidOptionError } from '../errors';
 import type { ObjectJob } from '../jobs/dispatch';
 import type { LaravelLine } from '../LaravelLine';
-import { interactsWithQueueTrait, phpClass, queueableTrait, type PhpClass } from '../php/builder';
+import { interactsWithQueueTrait, phpClass, queueableTrait, type PhpClass, type PropertySpec } from '../php/builder';
 import { PhpArray, type PhpObject } from '../php/values';
 import { lineOf, resolve, type QueueResolver } from './bus';
 import { liveBackoff, liveInt, liveList, liveString, liveValue } from './queuedObject';
@@ -21,36 +22,34 @@ export interface QueuedMailableOptions {
   backoff?: number | number[] | null;
   /** The mailable's retryUntil() result, a UNIX timestamp (else its `retryUntil` property). */
   retryUntil?: number | null;
-  /** The PHP side's Laravel line (12 or 13); dispatchMailable takes the queue's. */
+  /** The PHP side's Laravel line (8, 12 or 13); dispatchMailable takes the queue's. */
   line?: LaravelLine;
 }
 
-const classes = new Map<12 | 13, PhpClass>();
+const classes = new Map<LaravelLine, PhpClass>();
 
-// SendQueuedMailable's own properties (the same on 12.67 and 13.26), then its traits' in the order it uses
-// them (12.67: Queueable, InteractsWithQueue; 13.26: InteractsWithQueue, Queueable); no SerializesModels,
-// so every property is written.
+// SendQueuedMailable's own properties, then its traits' in the order it uses them (8.83: Queueable only;
+// 12.67: Queueable, InteractsWithQueue; 13.26: InteractsWithQueue, Queueable); no SerializesModels, so
+// every property is written. 8.83 has no maxExceptions.
 function classOf(line: LaravelLine): PhpClass {
-  if (line !== 12 && line !== 13)
-    throw new InvalidOptionError('line', `SendQueuedMailable is written for Laravel 12 and 13, not ${line}`);
+  if (line !== 8 && line !== 12 && line !== 13)
+    throw new InvalidOptionError('line', `no SendQueuedMailable shape for Laravel ${String(line)}`);
   let c = classes.get(line);
   if (!c) {
-    c = phpClass(
-      SEND_QUEUED_MAILABLE,
-      {
-        mailable: { visibility: 'public', default: null },
-        tries: { visibility: 'public', default: null },
-        timeout: { visibility: 'public', default: null },
-        maxExceptions: { visibility: 'public', default: null },
-        shouldBeEncrypted: { visibility: 'public', default: false },
-      },
-      {
-        traits:
-          line === 12
-            ? [queueableTrait(line), interactsWithQueueTrait()]
-            : [interactsWithQueueTrait(), queueableTrait(line)],
-      },
-    );
+    const own: Record<string, PropertySpec> = {
+      mailable: { visibility: 'public', default: null },
+      tries: { visibility: 'public', default: null },
+      timeout: { visibility: 'public', default: null },
+      ...(line === 8 ? {} : { maxExceptions: { visibility: 'public', default: null } }),
+      shouldBeEncrypted: { visibility: 'public', default: false },
+    };
+    const traits =
+      line === 8
+        ? [queueableTrait(line)]
+        : line === 12
+          ? [queueableTrait(line), interactsWithQueueTrait()]
+          : [interactsWithQueueTrait(), queueableTrait(line)];
+    c = phpClass(SEND_QUEUED_MAILABLE, own, { traits });
     classes.set(line, c);
   }
   return c;
@@ -58,17 +57,22 @@ function classOf(line: LaravelLine): PhpClass {
 
 /** The SendQueuedMailable `Mailable::newQueuedJob` makes for `mailable`. */
 export function sendQueuedMailable(mailable: PhpObject, options: QueuedMailableOptions = {}): PhpObject {
-  return classOf(options.line ?? 13).make({
+  const line = options.line ?? 13;
+  return classOf(line).make({
     mailable,
     tries: liveValue(mailable, 'tries'),
     timeout: liveValue(mailable, 'timeout'),
-    maxExceptions: liveValue(mailable, 'maxExceptions'),
     shouldBeEncrypted: options.shouldBeEncrypted ?? false,
-    connection: liveValue(mailable, 'connection'),
-    queue: liveValue(mailable, 'queue'),
-    messageGroup: liveValue(mailable, 'messageGroup'),
     afterCommit: options.afterCommit === true ? true : liveValue(mailable, 'afterCommit'),
     middleware: PhpArray.list(liveList(mailable, 'middleware')),
+    ...(line === 8
+      ? {}
+      : {
+          maxExceptions: liveValue(mailable, 'maxExceptions'),
+          connection: liveValue(mailable, 'connection'),
+          queue: liveValue(mailable, 'queue'),
+          messageGroup: liveValue(mailable, 'messageGroup'),
+        }),
   });
 }
 

@@ -1,6 +1,6 @@
 // A queued notification as Laravel's NotificationSender queues it (`NotificationSender::queueNotification`,
-// 12.67 and 13.26): for each notifiable, one notification id, and for each channel a clone of the
-// notification carrying that id, wrapped in an `Illuminate\Notifications\SendQueuedNotifications` of that
+// 8.83, 12.67 and 13.26): for each notifiable, one notification id, and for each channel a clone of the
+// notification carrying that id (8.83 sets it always, 12.x+ only when the notification has none), wrapped in an `Illuminate\Notifications\SendQueuedNotifications` of that
 // one notifiable and channel, dispatched on the notification's connection and queue with its delay.
 import { randomUUID } from 'crypto';
 import { InvalidOptionError } from '../errors';
@@ -28,24 +28,32 @@ export interface QueuedNotificationOptions {
   shouldBeEncrypted?: boolean;
   /** The notification implements ShouldQueueAfterCommit. */
   afterCommit?: boolean;
-  /** What the notification's viaConnections() returns: a connection per channel. */
+  /** What the notification's viaConnections() returns: a connection per channel (12.x+). */
   viaConnections?: Record<string, string>;
   /** What the notification's viaQueues() returns: a queue per channel. */
   viaQueues?: Record<string, string>;
-  /** What withDelay() returns: seconds per channel (else the notification's `delay`). */
+  /** What withDelay() returns: seconds per channel (12.x+; else the notification's `delay`). */
   withDelay?: Record<string, number>;
   /** The notification's backoff() result (else its `backoff` property). */
   backoff?: number | number[] | null;
   /** The notification's retryUntil() result, a UNIX timestamp (else its `retryUntil` property). */
   retryUntil?: number | null;
-  /** The PHP side's Laravel line (12 or 13); dispatchNotification takes the queue's. */
+  /** The PHP side's Laravel line (8, 12 or 13); dispatchNotification takes the queue's. */
   line?: LaravelLine;
 }
 
-// SendQueuedNotifications's own properties in declaration order with their defaults (12.67; 13.26 adds
-// deleteWhenMissingModels and failOnTimeout), then InteractsWithQueue's `job` and Queueable's; it uses
-// SerializesModels, so a property holding its default is not written.
-const OWN: Record<12 | 13, [string, unknown][]> = {
+// SendQueuedNotifications's own properties in declaration order with their defaults (8.83; 12.67 adds
+// maxExceptions, 13.26 deleteWhenMissingModels and failOnTimeout), then InteractsWithQueue's `job` and
+// Queueable's; it uses SerializesModels, so from 9.4 a property holding its default is not written.
+const OWN: Record<LaravelLine, [string, unknown][]> = {
+  8: [
+    ['notifiables', null],
+    ['notification', null],
+    ['channels', null],
+    ['tries', null],
+    ['timeout', null],
+    ['shouldBeEncrypted', false],
+  ],
   12: [
     ['notifiables', null],
     ['notification', null],
@@ -68,11 +76,11 @@ const OWN: Record<12 | 13, [string, unknown][]> = {
   ],
 };
 
-const classes = new Map<12 | 13, PhpClass>();
+const classes = new Map<LaravelLine, PhpClass>();
 
 function classOf(line: LaravelLine): PhpClass {
-  if (line !== 12 && line !== 13)
-    throw new InvalidOptionError('line', `SendQueuedNotifications is written for Laravel 12 and 13, not ${line}`);
+  if (line !== 8 && line !== 12 && line !== 13)
+    throw new InvalidOptionError('line', `no SendQueuedNotifications shape for Laravel ${String(line)}`);
   let c = classes.get(line);
   if (!c) {
     const own = Object.fromEntries(
@@ -88,13 +96,14 @@ function classOf(line: LaravelLine): PhpClass {
 }
 
 /**
- * The notification with `id` set when it has none, as `NotificationSender::queueNotification` sets it on
- * each clone. Made again through its declaration (the builder's or a `larq types` one) so the property
+ * The notification with `id` set, as `NotificationSender::queueNotification` sets it on each clone: when it
+ * has none (12.x+), always (8.83). Made again through its declaration (the builder's or a `larq types` one) so the property
  * stays where PHP declares it.
  */
-export function withNotificationId(notification: PhpObject, id: string): PhpObject {
+export function withNotificationId(notification: PhpObject, id: string, line: LaravelLine = 13): PhpObject {
   const current = liveValue(notification, 'id');
-  if (current !== null && current !== '' && current !== false && current !== 0n) return notification;
+  const has = current !== null && current !== '' && current !== false && current !== 0n && current !== '0';
+  if (line !== 8 && has) return notification;
   const declaration = declarationOf(notification);
   if (declaration) {
     const values: Record<string, PhpValue> = {};
@@ -136,26 +145,38 @@ export function sendQueuedNotifications(
   options: QueuedNotificationOptions = {},
 ): PhpObject {
   const line = options.line ?? 13;
-  const delay = options.withDelay?.[channel] ?? liveInt(notification, 'delay');
+  // a `delay` may name seconds per channel; 12.x+ take withDelay() instead of it when there is one
+  const stated = liveValue(notification, 'delay');
+  const own = stated instanceof PhpArray ? (stated.entries.get(channel) ?? null) : stated;
+  const delay = line !== 8 && options.withDelay !== undefined ? (options.withDelay[channel] ?? null) : own;
+  // 8.83: viaQueues() replaces the queue (null for a channel it does not name); 12.x+ fall back to it
+  const queue =
+    options.viaQueues === undefined
+      ? liveValue(notification, 'queue')
+      : (options.viaQueues[channel] ?? (line === 8 ? null : liveValue(notification, 'queue')));
+  const connection =
+    line === 8
+      ? liveValue(notification, 'connection')
+      : (options.viaConnections?.[channel] ?? liveValue(notification, 'connection'));
   return classOf(line).make({
     notifiables: notifiablesOf(notifiable, line),
     notification,
     channels: PhpArray.list([channel]),
     tries: liveValue(notification, 'tries'),
     timeout: liveValue(notification, 'timeout'),
-    maxExceptions: liveValue(notification, 'maxExceptions'),
     shouldBeEncrypted: options.shouldBeEncrypted ?? false,
+    ...(line === 8 ? {} : { maxExceptions: liveValue(notification, 'maxExceptions') }),
     ...(line === 13
       ? {
           deleteWhenMissingModels: liveValue(notification, 'deleteWhenMissingModels') ?? false,
           failOnTimeout: liveValue(notification, 'failOnTimeout') ?? false,
         }
       : {}),
-    afterCommit: options.afterCommit === true ? true : liveValue(notification, 'afterCommit'),
-    connection: options.viaConnections?.[channel] ?? liveValue(notification, 'connection'),
-    queue: options.viaQueues?.[channel] ?? liveValue(notification, 'queue'),
-    delay: delay === null ? null : BigInt(delay),
-    messageGroup: liveValue(notification, 'messageGroup'),
+    afterCommit: options.afterCommit === true && line !== 8 ? true : liveValue(notification, 'afterCommit'),
+    connection,
+    queue,
+    delay,
+    ...(line === 8 ? {} : { messageGroup: liveValue(notification, 'messageGroup') }),
     middleware: PhpArray.list(liveList(notification, 'middleware')),
   });
 }
@@ -172,11 +193,12 @@ export async function dispatchNotification(
   channels: readonly string[],
   options: QueuedNotificationOptions = {},
 ): Promise<string[]> {
-  const withId = withNotificationId(notification, options.id ?? randomUUID());
+  const id = options.id ?? randomUUID();
   const ids: string[] = [];
   for (const channel of channels) {
-    const connection = options.viaConnections?.[channel] ?? liveString(withId, 'connection');
+    const connection = options.viaConnections?.[channel] ?? liveString(notification, 'connection');
     const line = options.line ?? lineOf(queues, connection);
+    const withId = withNotificationId(notification, id, line);
     const command = sendQueuedNotifications(notifiable, withId, channel, { ...options, line });
     const job: ObjectJob = {
       command,
@@ -188,7 +210,7 @@ export async function dispatchNotification(
     const delay = command.get('delay');
     ids.push(
       await pushTo(
-        resolve(queues, connection),
+        resolve(queues, liveString(command, 'connection')),
         job,
         liveString(command, 'queue'),
         typeof delay === 'bigint' ? Number(delay) : null,

@@ -8,7 +8,7 @@ import { interactsWithQueueTrait, phpClass, queueableTrait, type PhpClass, type 
 import { PhpArray, PhpObject, type PhpValue } from '../php/values';
 import type { RedisQueue } from '../RedisQueue';
 import type { TypedListener } from '../types/TypedListener';
-import { dispatchObject, lineOf, resolve, type QueueResolver } from './bus';
+import { lineOf, resolve, type QueueResolver } from './bus';
 
 export const CALL_QUEUED_LISTENER = 'Illuminate\\Events\\CallQueuedListener';
 export const SEND_QUEUED_NOTIFICATIONS = 'Illuminate\\Notifications\\SendQueuedNotifications';
@@ -194,11 +194,10 @@ function listenerClassOf(line: 12 | 13): PhpClass {
 
 /**
  * A CallQueuedListener as Laravel's event dispatcher writes it for `listenerClass` and `args` (usually
- * `[event]`). Line 8: class, method, data, tries, maxExceptions, backoff, retryUntil, timeout,
- * shouldBeEncrypted, then the InteractsWithQueue and Queueable properties. Lines 12 and 13: the object
- * `Dispatcher::createListenerAndJob` makes and `Dispatcher::propagateListenerOptions` fills from the
- * listener (12.67, 13.26): the listener's queue, connection and delay pick where it is pushed and are not
- * written into it.
+ * `[event]`): the object `Dispatcher::createListenerAndJob` makes and `Dispatcher::propagateListenerOptions`
+ * fills from the listener (8.83, 12.67, 13.26). Line 8: class, method, data, tries, maxExceptions, backoff,
+ * retryUntil, timeout, shouldBeEncrypted, then the InteractsWithQueue and Queueable properties. On every
+ * line the listener's queue, connection and delay pick where it is pushed and are not written into it.
  */
 export function callQueuedListener(
   listenerClass: string,
@@ -241,12 +240,12 @@ export function callQueuedListener(
     ['timeout', n(options.timeout)],
     ['shouldBeEncrypted', options.shouldBeEncrypted ?? false],
     ['job', null],
-    ['connection', options.connection ?? null],
-    ['queue', options.queue ?? null],
+    ['connection', null],
+    ['queue', null],
     ['chainConnection', null],
     ['chainQueue', null],
     ['chainCatchCallbacks', null],
-    ['delay', n(options.delay)],
+    ['delay', null],
     ['afterCommit', options.afterCommit ?? null],
     ['middleware', PhpArray.list(options.middleware ?? [])],
     ['chained', new PhpArray()],
@@ -299,7 +298,6 @@ export function dispatchListener(
   const line = merged.line ?? lineOf(queues, merged.connection ?? null);
   const command = callQueuedListener(listenerClass, args, { ...merged, line });
   const job: ObjectJob = { command, displayName: listenerClass, encrypt: merged.shouldBeEncrypted === true };
-  if (line === 8) return dispatchObject(queues, job);
   return pushTo(resolve(queues, merged.connection ?? null), job, merged.queue ?? null, merged.delay ?? null);
 }
 
