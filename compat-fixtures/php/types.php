@@ -6,6 +6,10 @@
 //   php types.php APP_DIR describe    {case: describe.php's description of the object}
 //   php types.php APP_DIR dispatch    pushes every job case with Queue::push, then fires OrderShipped and
 //                                     StockChanged to their queued listeners: {case: job id or true}
+//   php types.php APP_DIR wrappers    queues what the app's wrappers carry, as Laravel does: the two
+//                                     listeners (Dispatcher::queueHandler), the two notifications for
+//                                     customer 9 (NotificationSender::queueNotification, one job per
+//                                     channel) and the two mailables (Mailable::queue): {case: true}
 //
 // Boots the harness (bootstrap.php: models on the seeded users 7, 8, 9 of connection "mysql"), then the
 // app's own vendor/autoload.php.
@@ -101,8 +105,27 @@ switch ($argv[2] ?? '') {
             $out[$name] = true;
         }
         break;
+    case 'wrappers':
+        $events = $app['events'];
+        $events->setQueueResolver(fn () => $app['queue']);
+        $events->listen(Shop\Events\OrderShipped::class, Shop\Listeners\SendShipmentNotice::class);
+        $events->listen(Shop\Events\StockChanged::class, Shop\Listeners\UpdateStock::class);
+        foreach (['OrderShipped', 'StockChanged'] as $name) {
+            $events->dispatch($others[$name]());
+            $out[$name] = true;
+        }
+        $notifications = new Illuminate\Notifications\ChannelManager($app);
+        foreach (['InvoicePaid', 'ShipmentDelayed'] as $name) {
+            $notifications->send(Customer::find(9), $others[$name]());
+            $out[$name] = true;
+        }
+        foreach (['OrderReceipt', 'WeeklyDigest'] as $name) {
+            $others[$name]()->queue($app['queue']);
+            $out[$name] = true;
+        }
+        break;
     default:
-        fwrite(STDERR, "usage: php types.php APP_DIR serialize|describe|dispatch\n");
+        fwrite(STDERR, "usage: php types.php APP_DIR serialize|describe|dispatch|wrappers\n");
         exit(2);
 }
 echo larq_json($out), "\n";

@@ -58,3 +58,11 @@ export {
   type BroadcastEventView,
   type QueuedListenerOptions,
 } from './wrappers';
+export {
+  sendQueuedNotifications,
+  dispatchNotification,
+  withNotificationId,
+  type NotifiableModel,
+  type QueuedNotificationOptions,
+} from './SendQueuedNotifications';
+export { sendQueuedMailable, dispatchMailable, type QueuedMailableOptions } from './SendQueuedMailable';

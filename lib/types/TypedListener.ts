@@ -14,6 +14,8 @@ export class TypedListener<View extends object, Event extends object, EventInput
     readonly event: TypedPhpClass<Event, EventInput> | null,
     /** The hash of the PHP declaration this was generated from (its event's folded in). */
     readonly hash: string,
+    /** Laravel's tuning the listener states as property defaults (tries, timeout, queue...), for dispatchListener. */
+    readonly tuning?: Readonly<Record<string, unknown>>,
   ) {}
 }
 
@@ -22,6 +24,7 @@ export function typedListener<View extends object, Event extends object, EventIn
   className: string,
   event: TypedPhpClass<Event, EventInput> | null,
   hash: string,
+  tuning?: Readonly<Record<string, unknown>>,
 ): TypedListener<View, Event, EventInput> {
-  return new TypedListener<View, Event, EventInput>(className, event, hash);
+  return new TypedListener<View, Event, EventInput>(className, event, hash, tuning);
 }

@@ -160,6 +160,9 @@ function listenerSource(c: ReflectedClass, nameOf: (n: string) => string, hash: 
   const name = nameOf(c.name);
   const event = c.event ? nameOf(c.event) : 'unknown';
   const where = c.file ? ` (${c.file})` : '';
+  const stated = Object.entries(c.tuning ?? {});
+  const tuning =
+    stated.length > 0 ? `, { ${stated.map(([k, v]) => `${k}: ${JSON.stringify(plainOf(v))}`).join(', ')} }` : '';
   return [
     `/** What a handler of the queued listener ${c.name} receives: Laravel's CallQueuedListener${where}. */`,
     `export interface ${name} {`,
@@ -169,7 +172,7 @@ function listenerSource(c: ReflectedClass, nameOf: (n: string) => string, hash: 
     '  [property: string]: unknown;',
     '}',
     `/** ${c.name}, listening to ${c.event ?? 'an event'}. */`,
-    `export const ${name} = typedListener<${name}, ${event === 'unknown' ? 'never' : event}, ${event === 'unknown' ? 'never' : `${event}Input`}>(${JSON.stringify(c.name)}, ${event === 'unknown' ? 'null' : event}, ${JSON.stringify(hash)});`,
+    `export const ${name} = typedListener<${name}, ${event === 'unknown' ? 'never' : event}, ${event === 'unknown' ? 'never' : `${event}Input`}>(${JSON.stringify(c.name)}, ${event === 'unknown' ? 'null' : event}, ${JSON.stringify(hash)}${tuning});`,
   ];
 }
 

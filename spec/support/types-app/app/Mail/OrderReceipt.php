@@ -15,4 +15,12 @@ class OrderReceipt extends Mailable implements ShouldQueue
     public function __construct(public Customer $customer, public float $total)
     {
     }
+
+    /** Mailable::send calls build() first: the specs' worker records the mailable as it arrived. */
+    public function build(): void
+    {
+        if (function_exists('larq_record_command')) {
+            larq_record_command($this);
+        }
+    }
 }

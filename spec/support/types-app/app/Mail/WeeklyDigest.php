@@ -17,4 +17,12 @@ class WeeklyDigest extends Mailable implements ShouldQueue
     public function __construct(public Carbon $week)
     {
     }
+
+    /** Mailable::send calls build() first: the specs' worker records the mailable as it arrived. */
+    public function build(): void
+    {
+        if (function_exists('larq_record_command')) {
+            larq_record_command($this);
+        }
+    }
 }

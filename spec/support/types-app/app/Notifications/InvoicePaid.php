@@ -5,6 +5,7 @@ namespace Shop\Notifications;
 use Illuminate\Bus\Queueable;
 use Illuminate\Contracts\Queue\ShouldQueue;
 use Illuminate\Notifications\Notification;
+use Shop\Channels\LogChannel;
 use Shop\Enums\Status;
 use Shop\Values\Money;
 
@@ -18,6 +19,6 @@ class InvoicePaid extends Notification implements ShouldQueue
 
     public function via(object $notifiable): array
     {
-        return ['mail'];
+        return [LogChannel::class];
     }
 }

@@ -5,6 +5,8 @@ namespace Shop\Notifications;
 use Illuminate\Bus\Queueable;
 use Illuminate\Contracts\Queue\ShouldQueue;
 use Illuminate\Notifications\Notification;
+use Shop\Channels\LogChannel;
+use Shop\Channels\SmsChannel;
 
 class ShipmentDelayed extends Notification implements ShouldQueue
 {
@@ -20,6 +22,6 @@ class ShipmentDelayed extends Notification implements ShouldQueue
 
     public function via(object $notifiable): array
     {
-        return ['mail'];
+        return [LogChannel::class, SmsChannel::class];
     }
 }
