@@ -1,0 +1,99 @@
+// What the CLI writes to stdout, gathered and written once per turn of the event loop. Symfony Console's
+// StreamOutput::doWrite (under artisan's queue:work, Laravel 13.x) writes and flushes each line as it
+// comes; a Node process writing two lines a job that way spends a system call on each, and a worker
+// running tens of thousands of jobs a second spends a third of its time there. Here a line joins the
+// lines of the same turn and the turn's text goes out in one write, in the order the lines came.
+//
+// Invariants:
+// - Order: every write to the same file descriptor goes through one buffer (process.stdout's own writes,
+//   e.g. a handlers module's console.log, are routed into it by capture()), so lines leave in the order
+//   they were written.
+// - Bounded memory: the buffer is written out at the end of the turn, or at once when it passes
+//   MAX_BUFFERED bytes; a write the pipe cannot take yet (EAGAIN: a slow reader) waits for it, as PHP's
+//   blocking fwrite does, so a slow reader slows the worker and never grows its memory or loses a line.
+// - Complete at exit: process.exit(), a worker that ends by itself and an uncaught exception all pass
+//   through the process's 'exit' event, where the buffer is written out synchronously.
+import { writeSync } from 'fs';
+
+/** Bytes gathered before they are written without waiting for the end of the turn. */
+export const MAX_BUFFERED = 64 * 1024;
+
+// How long one wait for a full pipe lasts before the write is tried again.
+const WAIT_MS = 1;
+const waitCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Lines for one file descriptor, written once a turn. */
+export class StreamOutput {
+  private chunks: string[] = [];
+  private bytes = 0;
+  private scheduled = false;
+  // Set once the reader has gone (EPIPE): what follows has nowhere to go and is dropped.
+  private closed = false;
+  private readonly flushNow = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+
+  constructor(private readonly fd: number) {
+    process.on('exit', () => this.flush());
+  }
+
+  /** `line` and a newline, written by the end of this turn of the event loop. */
+  line(line: string): void {
+    this.write(`${line}\n`);
+  }
+
+  /** `text` as it is, written by the end of this turn of the event loop. */
+  write(text: string): void {
+    if (this.closed || text === '') return;
+    this.chunks.push(text);
+    this.bytes += text.length;
+    if (this.bytes >= MAX_BUFFERED) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushNow);
+    }
+  }
+
+  /** Write out everything gathered, now; waits while the reader is not keeping up. */
+  flush(): void {
+    if (this.chunks.length === 0) return;
+    const text = this.chunks.length === 1 ? this.chunks[0] : this.chunks.join('');
+    this.chunks = [];
+    this.bytes = 0;
+    if (this.closed) return;
+    let buffer = Buffer.from(text, 'utf8');
+    while (buffer.length > 0) {
+      try {
+        const written = writeSync(this.fd, buffer);
+        buffer = buffer.subarray(written);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') Atomics.wait(waitCell, 0, 0, WAIT_MS);
+        else if (code === 'EPIPE') {
+          this.closed = true;
+          return;
+        } else throw e;
+      }
+    }
+  }
+
+  /**
+   * Route `stream`'s own writes (console.log and the like, from this process's other code) into this
+   * buffer, so they keep their place among its lines.
+   */
+  capture(stream: NodeJS.WriteStream): void {
+    stream.write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean => {
+      const done = typeof encoding === 'function' ? encoding : callback;
+      const text =
+        typeof chunk === 'string'
+          ? typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8'
+            ? Buffer.from(chunk, encoding as BufferEncoding).toString('utf8')
+            : chunk
+          : Buffer.from(chunk).toString('utf8');
+      this.write(text);
+      if (typeof done === 'function') process.nextTick(done as () => void);
+      return true;
+    }) as typeof stream.write;
+  }
+}
