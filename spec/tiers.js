@@ -24,6 +24,7 @@ const slow = [
   'spec/integration/connection-faults.spec.ts',
   'spec/integration/outage.spec.ts',
   'spec/integration/failed/store-faults.spec.ts',
+  'spec/integration/cli-work-memory.spec.ts',
 ];
 
 const tiers = {
