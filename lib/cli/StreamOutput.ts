@@ -1,28 +1,32 @@
-// What the CLI writes to stdout, gathered and written once per turn of the event loop. Symfony Console's
+// What the CLI writes to stdout, gathered and written at most FLUSH_MS after it came. Symfony Console's
 // StreamOutput::doWrite (under artisan's queue:work, Laravel 13.x) writes and flushes each line as it
 // comes; a Node process writing two lines a job that way spends a system call on each, and a worker
 // running tens of thousands of jobs a second spends a third of its time there. Here a line joins the
-// lines of the same turn and the turn's text goes out in one write, in the order the lines came.
+// lines that came before it within FLUSH_MS and they go out in one write, in the order they came (one
+// write a turn of the event loop would still be two a job for a worker running one job at a time).
 //
 // Invariants:
 // - Order: every write to the same file descriptor goes through one buffer (process.stdout's own writes,
 //   e.g. a handlers module's console.log, are routed into it by capture()), so lines leave in the order
 //   they were written.
-// - Bounded memory: the buffer is written out at the end of the turn, or at once when it passes
+// - Bounded memory: the buffer is written out FLUSH_MS after its first line, or at once when it passes
 //   MAX_BUFFERED bytes; a write the pipe cannot take yet (EAGAIN: a slow reader) waits for it, as PHP's
 //   blocking fwrite does, so a slow reader slows the worker and never grows its memory or loses a line.
 // - Complete at exit: process.exit(), a worker that ends by itself and an uncaught exception all pass
 //   through the process's 'exit' event, where the buffer is written out synchronously.
 import { writeSync } from 'fs';
 
-/** Bytes gathered before they are written without waiting for the end of the turn. */
+/** Bytes gathered before they are written without waiting for FLUSH_MS. */
 export const MAX_BUFFERED = 64 * 1024;
+
+/** The longest a line waits to be written, in milliseconds: less than a person watching notices. */
+export const FLUSH_MS = 20;
 
 // How long one wait for a full pipe lasts before the write is tried again.
 const WAIT_MS = 1;
 const waitCell = new Int32Array(new SharedArrayBuffer(4));
 
-/** Lines for one file descriptor, written once a turn. */
+/** Lines for one file descriptor, written together every FLUSH_MS. */
 export class StreamOutput {
   private chunks: string[] = [];
   private bytes = 0;
@@ -38,12 +42,12 @@ export class StreamOutput {
     process.on('exit', () => this.flush());
   }
 
-  /** `line` and a newline, written by the end of this turn of the event loop. */
+  /** `line` and a newline, written within FLUSH_MS. */
   line(line: string): void {
     this.write(`${line}\n`);
   }
 
-  /** `text` as it is, written by the end of this turn of the event loop. */
+  /** `text` as it is, written within FLUSH_MS. */
   write(text: string): void {
     if (this.closed || text === '') return;
     this.chunks.push(text);
@@ -51,7 +55,7 @@ export class StreamOutput {
     if (this.bytes >= MAX_BUFFERED) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flushNow);
+      setTimeout(this.flushNow, FLUSH_MS).unref();
     }
   }
 

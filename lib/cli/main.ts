@@ -88,7 +88,7 @@ function find(name: string): Command {
 }
 
 if (require.main === module) {
-  // stdout gathered into one write a turn (StreamOutput), console.log's among it; stderr stays immediate,
+  // stdout gathered into one write every few milliseconds (StreamOutput), console.log's among it; stderr stays immediate,
   // after what stdout has gathered, so that a terminal showing both shows them in the order written.
   const out = new StreamOutput(1);
   out.capture(process.stdout);
