@@ -522,7 +522,10 @@ async function processContender(port: number, redis: Redis, contender: Contender
   }
   const redisMicros = (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / N;
   child.kill('SIGTERM');
+  // A worker drains its jobs in flight and exits; one that does not within a minute is killed (and fails the run).
+  const kill = setTimeout(() => child.kill('SIGKILL'), 60000);
   const code = await exited;
+  clearTimeout(kill);
   const { jobs, seconds, cpuMicros } = JSON.parse(readFileSync(report, 'utf8')) as {
     jobs: number;
     seconds: number;
