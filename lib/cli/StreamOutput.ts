@@ -28,10 +28,10 @@ const waitCell = new Int32Array(new SharedArrayBuffer(4));
 
 /** Lines for one file descriptor, written together every FLUSH_MS. */
 export class StreamOutput {
-  private chunks: string[] = [];
+  private chunks: (string | Uint8Array)[] = [];
   private bytes = 0;
   private scheduled = false;
-  // Set once the reader has gone (EPIPE): what follows has nowhere to go and is dropped.
+  // Set once the descriptor cannot be written (the reader has gone): what follows is dropped.
   private closed = false;
   private readonly flushNow = (): void => {
     this.scheduled = false;
@@ -47,9 +47,9 @@ export class StreamOutput {
     this.write(`${line}\n`);
   }
 
-  /** `text` as it is, written within FLUSH_MS. */
-  write(text: string): void {
-    if (this.closed || text === '') return;
+  /** `text` (or bytes) as it is, written within FLUSH_MS. */
+  write(text: string | Uint8Array): void {
+    if (this.closed || text.length === 0) return;
     this.chunks.push(text);
     this.bytes += text.length;
     if (this.bytes >= MAX_BUFFERED) this.flush();
@@ -62,11 +62,13 @@ export class StreamOutput {
   /** Write out everything gathered, now; waits while the reader is not keeping up. */
   flush(): void {
     if (this.chunks.length === 0) return;
-    const text = this.chunks.length === 1 ? this.chunks[0] : this.chunks.join('');
+    const chunks = this.chunks;
     this.chunks = [];
     this.bytes = 0;
     if (this.closed) return;
-    let buffer = Buffer.from(text, 'utf8');
+    let buffer = chunks.every((c) => typeof c === 'string')
+      ? Buffer.from(chunks.join(''), 'utf8')
+      : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c)));
     while (buffer.length > 0) {
       try {
         const written = writeSync(this.fd, buffer);
@@ -74,10 +76,12 @@ export class StreamOutput {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'EAGAIN') Atomics.wait(waitCell, 0, 0, WAIT_MS);
-        else if (code === 'EPIPE') {
+        else {
+          // EPIPE (the reader is gone), EBADF (stdout closed): the lines have nowhere to go; the worker
+          // goes on with its jobs rather than dying of its log
           this.closed = true;
           return;
-        } else throw e;
+        }
       }
     }
   }
@@ -89,13 +93,13 @@ export class StreamOutput {
   capture(stream: NodeJS.WriteStream): void {
     stream.write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean => {
       const done = typeof encoding === 'function' ? encoding : callback;
-      const text =
-        typeof chunk === 'string'
-          ? typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8'
-            ? Buffer.from(chunk, encoding as BufferEncoding).toString('utf8')
-            : chunk
-          : Buffer.from(chunk).toString('utf8');
-      this.write(text);
+      this.write(
+        typeof chunk !== 'string'
+          ? Buffer.from(chunk)
+          : typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8'
+            ? Buffer.from(chunk, encoding as BufferEncoding)
+            : chunk,
+      );
       if (typeof done === 'function') process.nextTick(done as () => void);
       return true;
     }) as typeof stream.write;
