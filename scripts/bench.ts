@@ -24,7 +24,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { cpus, tmpdir, totalmem } from 'os';
-import { join } from 'path';
+import { delimiter, dirname, join } from 'path';
 import { performance } from 'perf_hooks';
 import { parseArgs } from 'util';
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
@@ -377,7 +377,10 @@ const CLI_MAIN = join(__dirname, '..', 'dist', 'cli', 'main.js');
 /** A process contender: how it is started and how its queue is filled. */
 interface Contender {
   name: string;
-  /** Node arguments (script and its arguments). */
+  /** The program: a script run by this node, or (larq work) the installed bin itself, run through its
+   * `#!/usr/bin/env node` line as a supervisor runs node_modules/.bin/larq, with whatever that line says. */
+  program: 'node' | 'bin';
+  /** Its arguments (for node: the script first). */
   args: (concurrency: number) => string[];
   env?: (concurrency: number) => NodeJS.ProcessEnv;
   /** Fill the queue with `jobs` jobs. */
@@ -390,13 +393,8 @@ const larqLeft = async (redis: Redis) =>
   (await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved'));
 const larqWork = (name: string, flags: string[], fill = prefillLarq): Contender => ({
   name,
-  args: (c) => [
-    CLI_MAIN,
-    'work',
-    `--handlers=${HANDLERS_MODULE}`,
-    ...(c === 1 ? [] : [`--concurrency=${c}`]),
-    ...flags,
-  ],
+  program: 'bin',
+  args: (c) => ['work', `--handlers=${HANDLERS_MODULE}`, ...(c === 1 ? [] : [`--concurrency=${c}`]), ...flags],
   fill,
   left: larqLeft,
 });
@@ -416,6 +414,7 @@ const CONTENDERS = {
   ),
   createWorker: {
     name: 'createWorker (larq work defaults), own script',
+    program: 'node',
     args: () => [join(__dirname, 'bench-createworker.js')],
     env: (c: number) => ({ LARQ_BENCH_CONCURRENCY: String(c) }),
     fill: prefillLarq,
@@ -423,6 +422,7 @@ const CONTENDERS = {
   },
   bull: {
     name: 'BullMQ worker (defaults), own script',
+    program: 'node',
     args: () => [join(__dirname, 'bench-bullmq.js')],
     env: (c: number) => ({ LARQ_BENCH_CONCURRENCY: String(c) }),
     fill: async (port: number, jobs: number) => {
@@ -483,10 +483,16 @@ async function processContender(port: number, redis: Redis, contender: Contender
   rmSync(report, { force: true });
   const name = processRow(contender.name, concurrency);
   const cpuBefore = await redisCpuSeconds(redis);
-  const child = spawn(process.execPath, contender.args(concurrency), {
+  const [command, args] =
+    contender.program === 'bin'
+      ? [CLI_MAIN, contender.args(concurrency)]
+      : [process.execPath, contender.args(concurrency)];
+  const child = spawn(command, args, {
     cwd: tmpdir(),
     env: {
       ...appFreeEnv(),
+      // the bin's `#!/usr/bin/env node` finds this node first
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
       ...contender.env?.(concurrency),
       LARQ_BENCH_JOBS: String(N),
       LARQ_BENCH_REPORT: report,
