@@ -1,25 +1,30 @@
 // `npm run bench`: larq against Laravel's own worker (PHP: 8.83 from Debian's packages and 13.26 from its
 // release tarball, through compat-fixtures/php) and BullMQ, side by side in one run on one redis-server of
 // its own, with no-op jobs, every contender on the settings its users get by default. Prints a table, the
-// ratios the issue asks for, and writes bench-results.json.
-//   npm run bench                       100,000 jobs per end-to-end run, 1,000,000 for the memory run
-//   npm run bench -- --jobs 20000 --memory-jobs 200000 --out results.json
-//   npm run bench -- --only push,e2e    sections: push, dispatch, e2e, ceiling, latency, memory
-//   npm run bench -- --rounds 1         push, dispatch and end-to-end run 3 times by default (median reported)
+// ratios the issues ask for, and writes bench-results.json. docs/benchmarks.md says how each is measured.
+//   npm run bench                       20,000 jobs per end-to-end run, 1,000,000 for the memory run
+//   npm run bench -- --jobs 5000 --memory-jobs 200000 --out results.json
+//   npm run bench -- --only e2e         sections: push, dispatch, e2e, inprocess, ceiling, latency, memory
+//   npm run bench -- --rounds 1         push, dispatch, e2e and inprocess run 3 times by default (medians)
 //   npm run bench -- --laravel 13.26    the Laravel lines of the PHP rows (default 8.83,13.26; "none" skips them)
 //   npm run bench -- --ceiling-jobs 20000   jobs per configuration in the ceiling search
-// Settings: larq's worker rows use what `larq work --stop-when-empty` passes to createWorker (timeout 60,
-// tries 1, sleep 3, memory 128 above the start, signals handled, the Redis cache for queue:restart and
-// queue:pause, a maintenance-file check, the default chain/batch/debounce hooks); one more row runs
-// timeout 0 and says so. BullMQ's rows use BullMQ's worker defaults (lock renewal on); its jobs are added
-// with removeOnComplete, so a finished job leaves Redis as Laravel's and larq's do. Laravel's rows run
-// Illuminate\Queue\Worker with queue:work's defaults (bench.php). Every worker is built and connected
-// before its clock starts, and a full GC runs before each contender (the script runs with --expose-gc).
+// End to end (e2e): every worker a fresh process from compiled code (dist/, built first when lib/ is
+// newer): `larq work` as a user starts it (its defaults, --quiet, --horizon, --metrics, jobs carrying
+// WithoutOverlapping), createWorker and a BullMQ worker each in a script of their own, Laravel's worker
+// through bench.php; each times itself from its first handler start to its last handler end.
+// In-process (inprocess): the library's worker built in this process, as the end-to-end rows were before
+// issue 35: what `larq work --stop-when-empty` passes to createWorker (timeout 60, tries 1, sleep 3, memory
+// 128 above the start, signals handled, the Redis cache for queue:restart and queue:pause, a
+// maintenance-file check, the default chain/batch/debounce hooks); one more row runs timeout 0 and says so.
+// BullMQ's rows use BullMQ's worker defaults (lock renewal on); its jobs are added with removeOnComplete,
+// so a finished job leaves Redis as Laravel's and larq's do. Laravel's rows run Illuminate\Queue\Worker
+// with queue:work's defaults (bench.php). In-process workers are built and connected before their clock
+// starts, and a full GC runs before each contender (the script runs with --expose-gc).
 import { fork, spawn, spawnSync, type ChildProcess } from 'child_process';
-import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { cpus, tmpdir, totalmem } from 'os';
-import { join } from 'path';
+import { delimiter, dirname, join } from 'path';
 import { performance } from 'perf_hooks';
 import { parseArgs } from 'util';
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
@@ -34,15 +39,16 @@ import { heapMemoryUsage } from '../lib/worker/defaults';
 import { createCacheStore } from '../lib/cache';
 import { chainHooks, debouncedJobs } from '../lib/features';
 import type { LaravelLine } from '../lib/LaravelLine';
+import type { PhpObject } from '../lib/php/values';
 import type { WorkerOptions } from '../lib/WorkerOptions';
 import { describeCeiling, drainAtCeiling, searchCeiling, type CeilingConfig, type CeilingKeys } from './bench-ceiling';
 
 const { values: flags } = parseArgs({
   options: {
-    jobs: { type: 'string', default: '100000' },
+    jobs: { type: 'string', default: '20000' },
     'push-jobs': { type: 'string' },
     'memory-jobs': { type: 'string', default: '1000000' },
-    only: { type: 'string', default: 'push,dispatch,e2e,ceiling,latency,memory' },
+    only: { type: 'string', default: 'push,dispatch,e2e,inprocess,ceiling,latency,memory' },
     laravel: { type: 'string', default: '8.83,13.26' },
     'ceiling-jobs': { type: 'string' },
     rounds: { type: 'string', default: '3' },
@@ -53,9 +59,10 @@ const N = Number(flags.jobs);
 const PUSH_N = Number(flags['push-jobs'] ?? Math.min(N, 20000));
 const MEMORY_N = Number(flags['memory-jobs']);
 const SECTIONS = new Set(flags.only!.split(','));
+const SECTION_NAMES = ['push', 'dispatch', 'e2e', 'inprocess', 'ceiling', 'latency', 'memory'];
 for (const section of SECTIONS) {
-  if (!['push', 'dispatch', 'e2e', 'ceiling', 'latency', 'memory'].includes(section))
-    throw new Error(`--only: unknown section "${section}" (push, dispatch, e2e, ceiling, latency, memory)`);
+  if (!SECTION_NAMES.includes(section))
+    throw new Error(`--only: unknown section "${section}" (${SECTION_NAMES.join(', ')})`);
 }
 const CEILING_SEARCH_N = Number(flags['ceiling-jobs'] ?? Math.min(N, 20000));
 // The Laravel lines of the PHP rows, each run through compat-fixtures/php with LARQ_LARAVEL.
@@ -114,6 +121,11 @@ interface Row {
   /** End to end: the median round's Redis CPU time (user + system, from INFO) per job, in microseconds. */
   redisMicrosPerJob?: number;
   redisRuns?: number[];
+  /** A worker process: its CPU time (user + system) per job over the clock's span, in microseconds. */
+  workerMicrosPerJob?: number;
+  workerRuns?: number[];
+  /** A worker process: the bytes it wrote to stdout (the median round's). */
+  outputBytes?: number;
 }
 const rows: Row[] = [];
 // True during warmUp(): runs then are not recorded.
@@ -135,13 +147,15 @@ async function main(): Promise<void> {
       `PHP: ${lines.length > 0 ? `Laravel ${lines.join(', ')}` : 'none'}${missing.length > 0 ? ` (cannot boot ${missing.join(', ')}: rows skipped)` : ''}\n`,
   );
   try {
-    if (SECTIONS.has('push') || SECTIONS.has('dispatch') || SECTIONS.has('e2e')) await warmUp(port, redis);
-    if (SECTIONS.has('ceiling') || SECTIONS.has('e2e')) await ceilingSearch(port, redis);
+    if (SECTIONS.has('e2e') || SECTIONS.has('memory')) ensureBuilt();
+    if (SECTIONS.has('push') || SECTIONS.has('dispatch') || SECTIONS.has('inprocess')) await warmUp(port, redis);
+    if (SECTIONS.has('ceiling') || SECTIONS.has('inprocess')) await ceilingSearch(port, redis);
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`round ${round} of ${ROUNDS}`);
       if (SECTIONS.has('push')) await pushSection(port, redis, lines, round);
       if (SECTIONS.has('dispatch')) await dispatchSection(port, redis, lines, round);
       if (SECTIONS.has('e2e')) await e2eSection(port, redis, lines, round);
+      if (SECTIONS.has('inprocess')) await inprocessSection(port, redis, round);
       else if (SECTIONS.has('ceiling')) await ceiling(port, redis);
     }
     if (SECTIONS.has('latency')) await latencySection(port, redis);
@@ -174,7 +188,7 @@ async function warmUp(port: number, redis: Redis): Promise<void> {
       await larqPushConcurrently(port, redis, few);
       await bullAddConcurrently(port, redis, few);
     }
-    if (SECTIONS.has('e2e')) {
+    if (SECTIONS.has('inprocess')) {
       await larqWorker(port, redis, 50, 60, jobs);
       await larqWorker(port, redis, 50, 0, jobs);
       await bullWorker(port, redis, 50, jobs);
@@ -312,11 +326,15 @@ async function concurrently(jobs: number, call: (i: number) => Promise<unknown>)
 // ---- end to end -------------------------------------------------------------------------------------
 
 const larqRow = (concurrency: number, timeout: number, metrics = false) =>
-  `larq worker, concurrency ${concurrency}${timeout === 60 ? '' : `, TIMEOUT ${timeout} (not the default)`}${metrics ? ', with metrics (larq work --metrics)' : ''}`;
+  `larq worker, concurrency ${concurrency}${timeout === 60 ? '' : `, TIMEOUT ${timeout} (not the default)`}${metrics ? ', with metrics (larq work --metrics)' : ''} (in-process)`;
 const laravelRow = (line: PhpLine, processes: number) =>
   `Laravel ${line} worker, ${processes} process${processes > 1 ? 'es' : ''}`;
+const BULL_INPROCESS = (concurrency: number) => `BullMQ worker, concurrency ${concurrency} (in-process)`;
 
-async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: number): Promise<void> {
+// The library's worker built in this process, as the end-to-end rows were measured before issue 35 (kept
+// so that a commit can be compared with an older one's "e2e" rows): what one worker loop costs when no
+// process start, no output and no CLI are around it. Not what a user runs: see the end-to-end section.
+async function inprocessSection(port: number, redis: Redis, round: number): Promise<void> {
   // As in the push section, each ratio's rows run back to back, taking turns at going first.
   await inTurn(
     round,
@@ -341,12 +359,190 @@ async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: n
   await inTurn(
     round,
     () => larqWorker(port, redis, 1, 60),
-    async () => {
-      for (const line of lines) await laravelWorker(port, redis, line, 1);
-    },
+    () => bullWorker(port, redis, 1),
   );
-  await bullWorker(port, redis, 1);
-  if (lines.includes('13.26')) await laravelWorker(port, redis, '13.26', 2);
+}
+
+// ---- end to end: every worker a process of its own ---------------------------------------------------
+
+// Each contender is a fresh process started from compiled code, on the settings its users get, its output
+// on a pipe this process drains, working N jobs this process pushed before starting it. The clock is the
+// contender's own (scripts/bench-clock.js for Node, bench.php's BenchClock for PHP): from the first
+// handler start to the last handler end, with the process's CPU time over the same span; Redis' CPU time
+// (INFO) runs from just before the process starts to the moment its report is written (a Laravel process:
+// to its exit), so it includes each contender's start-up commands, a few against N jobs.
+const HANDLERS_MODULE = join(__dirname, 'bench-handlers.js');
+const CLI_MAIN = join(__dirname, '..', 'dist', 'cli', 'main.js');
+
+/** A process contender: how it is started and how its queue is filled. */
+interface Contender {
+  name: string;
+  /** The program: a script run by this node, or (larq work) the installed bin itself, run through its
+   * `#!/usr/bin/env node` line as a supervisor runs node_modules/.bin/larq, with whatever that line says. */
+  program: 'node' | 'bin';
+  /** Its arguments (for node: the script first). */
+  args: (concurrency: number) => string[];
+  env?: (concurrency: number) => NodeJS.ProcessEnv;
+  /** Fill the queue with `jobs` jobs. */
+  fill: (port: number, jobs: number) => Promise<void>;
+  /** How many jobs are left (waiting or reserved) once it is done. */
+  left: (redis: Redis) => Promise<number>;
+}
+
+const larqLeft = async (redis: Redis) =>
+  (await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved'));
+const larqWork = (name: string, flags: string[], fill = prefillLarq): Contender => ({
+  name,
+  program: 'bin',
+  args: (c) => ['work', `--handlers=${HANDLERS_MODULE}`, ...(c === 1 ? [] : [`--concurrency=${c}`]), ...flags],
+  fill,
+  left: larqLeft,
+});
+let metricsPort = 0;
+const CONTENDERS = {
+  work: larqWork('larq work', []),
+  quiet: larqWork('larq work --quiet', ['--quiet']),
+  horizon: larqWork('larq work --horizon', ['--horizon']),
+  metrics: {
+    ...larqWork('larq work --metrics', []),
+    args: (c: number): string[] => [...larqWork('', []).args(c), `--metrics=127.0.0.1:${metricsPort}`],
+  },
+  // ->through([new WithoutOverlapping($this->n)]) on each job: a lock per job (the key is the job's number n,
+  // one key per job), taken and released on the cache store's lock connection around every job
+  overlap: larqWork('larq work, jobs ->through([new WithoutOverlapping(n)])', [], (port, jobs) =>
+    prefillLarq(port, jobs, LARQ_LINE, (n) => BenchNoop.make({ n, middleware: [withoutOverlapping(n)] })),
+  ),
+  createWorker: {
+    name: 'createWorker (larq work defaults), own script',
+    program: 'node',
+    args: () => [join(__dirname, 'bench-createworker.js')],
+    env: (c: number) => ({ LARQ_BENCH_CONCURRENCY: String(c) }),
+    fill: prefillLarq,
+    left: larqLeft,
+  },
+  bull: {
+    name: 'BullMQ worker (defaults), own script',
+    program: 'node',
+    args: () => [join(__dirname, 'bench-bullmq.js')],
+    env: (c: number) => ({ LARQ_BENCH_CONCURRENCY: String(c) }),
+    fill: async (port: number, jobs: number) => {
+      const bull = await bullQueue(port);
+      await bulkBull(bull, jobs);
+      await bull.close();
+    },
+    left: async (redis: Redis) => (await redis.llen('bull:bench:wait')) + (await redis.llen('bull:bench:active')),
+  },
+} satisfies Record<string, Contender>;
+
+const processRow = (name: string, concurrency: number) => `${name}, concurrency ${concurrency}`;
+
+// The Laravel 13 payload of WithoutOverlapping($n) as `->through()` serializes it into the job.
+const OVERLAP = phpClass('Illuminate\\Queue\\Middleware\\WithoutOverlapping', {
+  key: 'public',
+  releaseAfter: 'public',
+  expiresAfter: 'public',
+  prefix: 'public',
+  shareKey: 'public',
+});
+function withoutOverlapping(key: number): PhpObject {
+  return OVERLAP.make({ key, releaseAfter: 0, expiresAfter: 0, prefix: 'laravel-queue-overlap:', shareKey: false });
+}
+
+async function e2eSection(port: number, redis: Redis, lines: PhpLine[], round: number): Promise<void> {
+  // Contenders take turns: each round starts one further down the list, so that no one always runs
+  // first (or right after the same neighbour) while the machine's speed drifts.
+  const c50 = [
+    CONTENDERS.work,
+    CONTENDERS.bull,
+    CONTENDERS.quiet,
+    CONTENDERS.createWorker,
+    CONTENDERS.horizon,
+    CONTENDERS.metrics,
+    CONTENDERS.overlap,
+  ];
+  for (const contender of rotate(c50, round)) await processContender(port, redis, contender, 50);
+  const c1: (() => Promise<void>)[] = [CONTENDERS.work, CONTENDERS.bull, CONTENDERS.quiet, CONTENDERS.createWorker].map(
+    (contender) => () => processContender(port, redis, contender, 1),
+  );
+  for (const line of lines) c1.push(() => laravelWorker(port, redis, line, 1));
+  for (const run of rotate(c1, round)) await run();
+}
+
+function rotate<T>(list: T[], round: number): T[] {
+  const k = (round - 1) % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+let reports = 0;
+
+async function processContender(port: number, redis: Redis, contender: Contender, concurrency: number): Promise<void> {
+  await fresh(redis);
+  await contender.fill(port, N);
+  if (contender === CONTENDERS.metrics) metricsPort = await freePort();
+  const report = join(tmpdir(), `larq-bench-${process.pid}-${++reports}.json`);
+  rmSync(report, { force: true });
+  const name = processRow(contender.name, concurrency);
+  const cpuBefore = await redisCpuSeconds(redis);
+  const [command, args] =
+    contender.program === 'bin'
+      ? [CLI_MAIN, contender.args(concurrency)]
+      : [process.execPath, contender.args(concurrency)];
+  const child = spawn(command, args, {
+    cwd: tmpdir(),
+    env: {
+      ...appFreeEnv(),
+      // the bin's `#!/usr/bin/env node` finds this node first
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+      ...contender.env?.(concurrency),
+      LARQ_BENCH_JOBS: String(N),
+      LARQ_BENCH_REPORT: report,
+      LARQ_BENCH_DOWN_FILE: DOWN_FILE,
+      APP_NAME: 'bench',
+      LARQ_LARAVEL: LARQ_LINE,
+      QUEUE_CONNECTION: 'redis',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(port),
+      REDIS_PREFIX: 'bench_',
+      CACHE_STORE: 'redis',
+      QUEUE_FAILED_DRIVER: 'null',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Drained as a supervisor's pipe is: read and dropped (stderr's tail kept for a failure's message).
+  let outBytes = 0;
+  let errTail = '';
+  child.stdout.on('data', (d: Buffer) => (outBytes += d.length));
+  child.stderr.on('data', (d: Buffer) => (errTail = (errTail + d.toString()).slice(-2000)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  const deadline = Date.now() + 600000;
+  while (!existsSync(report)) {
+    if (exitCode !== undefined || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(
+        `${name}: ${exitCode !== undefined ? `exited ${exitCode}` : 'timed out'} before its report\n${errTail}`,
+      );
+    }
+    await sleep(5);
+  }
+  const redisMicros = (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / N;
+  child.kill('SIGTERM');
+  // A worker drains its jobs in flight and exits; one that does not within a minute is killed (and fails the run).
+  const kill = setTimeout(() => child.kill('SIGKILL'), 60000);
+  const code = await exited;
+  clearTimeout(kill);
+  const { jobs, seconds, cpuMicros } = JSON.parse(readFileSync(report, 'utf8')) as {
+    jobs: number;
+    seconds: number;
+    cpuMicros: number;
+  };
+  rmSync(report, { force: true });
+  if (code !== 0) throw new Error(`${name}: exited ${code} on SIGTERM\n${errTail}`);
+  if (jobs !== N) throw new Error(`${name}: ran ${jobs} jobs, not ${N}`);
+  const left = await contender.left(redis);
+  if (left !== 0) throw new Error(`${name}: left ${left} jobs`);
+  record('e2e', name, N, seconds, redisMicros, cpuMicros / N, outBytes);
 }
 
 async function larqWorker(
@@ -399,7 +595,7 @@ async function larqWorker(
   });
   let running: Promise<unknown> | undefined;
   await timed(
-    'e2e',
+    'inprocess',
     larqRow(concurrency, timeout, metrics),
     jobs,
     () => {
@@ -482,7 +678,7 @@ async function ceiling(port: number, redis: Redis): Promise<void> {
     await fresh(redis);
     await prefillLarq(port, N);
     let taken = 0;
-    await timed('e2e', name, N, async () => (taken = await drainAtCeiling(port, CEILING_KEYS, config)), redis);
+    await timed('inprocess', name, N, async () => (taken = await drainAtCeiling(port, CEILING_KEYS, config)), redis);
     if (taken !== N) throw new Error(`the ceiling run (${describeCeiling(config)}) took ${taken} jobs, not ${N}`);
   }
 }
@@ -496,7 +692,17 @@ async function laravelWorker(port: number, redis: Redis, line: PhpLine, processe
   // from the first start to the last end.
   const spans = await Promise.all(range(0, processes).map(() => phpProcess(['work'], port, line)));
   const seconds = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
-  record('e2e', laravelRow(line, processes), N, seconds, (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / N);
+  const cpu = spans.reduce((sum, s) => sum + s.cpuMicros, 0);
+  const ran = spans.reduce((sum, s) => sum + s.jobs, 0);
+  if (ran !== N) throw new Error(`Laravel ${line} ran ${ran} jobs, not ${N}`);
+  record(
+    'e2e',
+    laravelRow(line, processes),
+    N,
+    seconds,
+    (((await redisCpuSeconds(redis)) - cpuBefore) * 1e6) / N,
+    cpu / N,
+  );
   const left = (await redis.llen('bench_queues:default')) + (await redis.zcard('bench_queues:default:reserved'));
   if (left !== 0) throw new Error(`Laravel ${line} left ${left} jobs`);
 }
@@ -516,8 +722,8 @@ async function bullWorker(port: number, redis: Redis, concurrency: number, jobs 
   await worker.waitUntilReady();
   let running: Promise<void> | undefined;
   await timed(
-    'e2e',
-    `BullMQ worker, concurrency ${concurrency}`,
+    'inprocess',
+    BULL_INPROCESS(concurrency),
     jobs,
     () => {
       running = worker.run();
@@ -614,8 +820,6 @@ function stealTicks(): { steal: number; total: number } | undefined {
 // growth that is not V8 settling in (JIT code, heap sized to the load).
 async function memorySection(port: number, redis: Redis): Promise<void> {
   await fresh(redis);
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: join(__dirname, '..'), encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stderr}`);
   const child = fork(join(__dirname, 'bench-worker.js'), [String(port), DOWN_FILE], { execArgv: ['--expose-gc'] });
   const replies: ((m: ChildReply) => void)[] = [];
   child.on('message', (m: ChildReply) => replies.shift()?.(m));
@@ -664,28 +868,37 @@ async function fillAndDrain(port: number, redis: Redis, n: number): Promise<void
 
 function report(): void {
   console.log(
-    '\n| section | contender | jobs | seconds | jobs/s (median) | every round | Redis CPU µs/job |\n| --- | --- | ---: | ---: | ---: | --- | ---: |',
+    '\n| section | contender | jobs | seconds | jobs/s (median) | every round | Redis CPU µs/job | worker CPU µs/job |\n| --- | --- | ---: | ---: | ---: | --- | ---: | ---: |',
   );
   for (const r of rows) {
     const cpu = r.redisMicrosPerJob === undefined ? '' : r.redisMicrosPerJob.toFixed(1);
+    const worker = r.workerMicrosPerJob === undefined ? '' : r.workerMicrosPerJob.toFixed(1);
     console.log(
-      `| ${r.section} | ${r.name} | ${r.jobs} | ${round(r.seconds, 2)} | ${Math.round(r.perSecond)} | ${r.runs.map(Math.round).join(', ')} | ${cpu} |`,
+      `| ${r.section} | ${r.name} | ${r.jobs} | ${round(r.seconds, 2)} | ${Math.round(r.perSecond)} | ${r.runs.map(Math.round).join(', ')} | ${cpu} | ${worker} |`,
     );
   }
   const rate = (name: string) => rows.find((r) => r.name === name)?.perSecond;
-  const larq50 = larqRow(50, 60);
-  const larq1 = larqRow(1, 60);
+  const work = (c: number) => processRow(CONTENDERS.work.name, c);
+  const quiet = (c: number) => processRow(CONTENDERS.quiet.name, c);
+  const library = (c: number) => processRow(CONTENDERS.createWorker.name, c);
+  const bull = (c: number) => processRow(CONTENDERS.bull.name, c);
+  const laravel13 = laravelRow('13.26', 1);
+  const laravel8 = laravelRow('8.83', 1);
   // [numerator, denominator, label, target or undefined when the ratio has none]
   const ratios: [string, string, string, number | undefined][] = [
-    [larq50, 'BullMQ worker, concurrency 50', 'end-to-end: larq c50 / BullMQ c50 (both on defaults)', 3],
-    [larq50, laravelRow('13.26', 1), 'end-to-end: larq c50 / Laravel 13.26 single worker', 10],
-    [larq50, laravelRow('8.83', 1), 'end-to-end: larq c50 / Laravel 8.83 single worker', undefined],
-    [larq1, laravelRow('13.26', 1), 'end-to-end: larq c1 / Laravel 13.26 single worker', 1.5],
-    [larq1, laravelRow('8.83', 1), 'end-to-end: larq c1 / Laravel 8.83 single worker', undefined],
-    [larq1, 'BullMQ worker, concurrency 1', 'end-to-end: larq c1 / BullMQ c1', 1],
-    [larq50, CEILING, 'end-to-end: larq c50 / true Redis ceiling', undefined],
-    [larqRow(50, 0), CEILING, 'end-to-end: larq c50 timeout 0 / true Redis ceiling', undefined],
-    [larq50, CEILING_SCRIPTED, 'end-to-end: larq c50 / best atomic script (Laravel-exact bytes)', undefined],
+    [work(50), bull(50), 'end-to-end: larq work c50 / BullMQ worker c50 (own processes, defaults)', 2],
+    [work(1), bull(1), 'end-to-end: larq work c1 / BullMQ worker c1', 1],
+    [library(50), bull(50), 'end-to-end: createWorker c50 / BullMQ worker c50', undefined],
+    [library(1), bull(1), 'end-to-end: createWorker c1 / BullMQ worker c1', undefined],
+    [work(50), laravel13, 'end-to-end: larq work c50 / Laravel 13.26 single worker', 10],
+    [work(50), laravel8, 'end-to-end: larq work c50 / Laravel 8.83 single worker', undefined],
+    [work(1), laravel13, 'end-to-end: larq work c1 / Laravel 13.26 single worker', 1.5],
+    [work(1), laravel8, 'end-to-end: larq work c1 / Laravel 8.83 single worker', undefined],
+    [larqRow(50, 60), BULL_INPROCESS(50), 'in-process: larq c50 / BullMQ c50', undefined],
+    [larqRow(1, 60), BULL_INPROCESS(1), 'in-process: larq c1 / BullMQ c1', undefined],
+    [larqRow(50, 60), CEILING, 'in-process: larq c50 / true Redis ceiling', undefined],
+    [larqRow(50, 0), CEILING, 'in-process: larq c50 timeout 0 / true Redis ceiling', undefined],
+    [larqRow(50, 60), CEILING_SCRIPTED, 'in-process: larq c50 / best atomic script (Laravel-exact bytes)', undefined],
     [LARQ_CONCURRENT, BULL_CONCURRENT, `dispatch: larq push / BullMQ add, ${CALLERS} concurrent callers each`, 2],
     [
       LARQ_CONCURRENT,
@@ -704,26 +917,38 @@ function report(): void {
     if (ra === undefined || rb === undefined) continue;
     results[label] = round(ra / rb, 2);
     console.log(
-      `| ${label} | ${results[label]}x | ${target === undefined ? '(no target)' : `${target}x ${ra / rb >= target ? 'ok' : 'MISSED'}`} |`,
+      `| ${label} | ${results[label]}x | ${target === undefined ? '(no target)' : `>= ${target}x ${ra / rb >= target ? 'ok' : 'MISSED'}`} |`,
     );
   }
-  // Timeout 60 (the default) against timeout 0, same run: what per-job deadlines cost.
-  const t60 = rate(larq50);
-  const t0 = rate(larqRow(50, 0));
-  if (t60 !== undefined && t0 !== undefined) {
-    results['end-to-end: cost of timeout 60 against timeout 0 at c50 (%)'] = round((100 * (t0 - t60)) / t0, 1);
-    const cost = results['end-to-end: cost of timeout 60 against timeout 0 at c50 (%)'];
+  // What one thing costs: the throughput lost against the same worker without it, same run.
+  // [with it, without it, label, the most it may cost in % or undefined]
+  const costs: [string, string, string, number | undefined][] = [
+    [work(50), quiet(50), 'larq work c50: its output (defaults against --quiet)', 5],
+    [work(1), quiet(1), 'larq work c1: its output (defaults against --quiet)', 5],
+    [work(50), library(50), 'larq work c50: the CLI (against createWorker in its own process)', 10],
+    [work(1), library(1), 'larq work c1: the CLI (against createWorker in its own process)', 10],
+    [quiet(50), library(50), 'larq work --quiet c50: the CLI without its output', undefined],
+    [quiet(1), library(1), 'larq work --quiet c1: the CLI without its output', undefined],
+    [processRow(CONTENDERS.horizon.name, 50), work(50), 'larq work c50: --horizon (issue 31)', 15],
+    [processRow(CONTENDERS.metrics.name, 50), work(50), 'larq work c50: --metrics (issue 33)', 5],
+    [
+      processRow(CONTENDERS.overlap.name, 50),
+      work(50),
+      'larq work c50: a WithoutOverlapping lock per job (issue 32)',
+      undefined,
+    ],
+    [larqRow(50, 60), larqRow(50, 0), 'in-process c50: timeout 60 against timeout 0', 5],
+    [larqRow(50, 60, true), larqRow(50, 60), 'in-process c50: metrics recorded', 5],
+  ];
+  console.log('\n| cost | value | target |\n| --- | ---: | ---: |');
+  for (const [withIt, without, label, most] of costs) {
+    const a = rate(withIt);
+    const b = rate(without);
+    if (a === undefined || b === undefined) continue;
+    const cost = round((100 * (b - a)) / b, 1);
+    results[`cost: ${label} (%)`] = cost;
     console.log(
-      `| end-to-end: cost of timeout 60 against timeout 0 at c50 | ${cost}% | < 5% ${cost < 5 ? 'ok' : 'MISSED'} |`,
-    );
-  }
-  // The same with metrics recorded: what --metrics costs at c50.
-  const withMetrics = rate(larqRow(50, 60, true));
-  if (t60 !== undefined && withMetrics !== undefined) {
-    const label = 'end-to-end: cost of metrics (larq work --metrics) at c50 (%)';
-    results[label] = round((100 * (t60 - withMetrics)) / t60, 1);
-    console.log(
-      `| end-to-end: cost of metrics at c50 | ${results[label]}% | < 5% ${results[label] < 5 ? 'ok' : 'MISSED'} |`,
+      `| ${label} | ${cost}% | ${most === undefined ? '(no target)' : `<= ${most}% ${cost <= most ? 'ok' : 'MISSED'}`} |`,
     );
   }
   if (ceilingConfig !== undefined)
@@ -793,15 +1018,20 @@ async function bullQueue(port: number): Promise<BullQueue> {
   return bull;
 }
 
-async function prefillLarq(port: number, n: number, line: PhpLine = LARQ_LINE): Promise<void> {
+async function prefillLarq(
+  port: number,
+  n: number,
+  line: PhpLine = LARQ_LINE,
+  make: (n: number) => PhpObject = (k) => BENCH_NOOP[major(line)].make({ n: k }),
+): Promise<void> {
   const q = await larqQueue(port, line);
-  await bulkLarq(q, n, BENCH_NOOP[major(line)]);
+  await bulkLarq(q, n, make);
   await q.close();
 }
 
 // n no-op jobs, 1,000 a call: the larq bulk row, and how every larq and Laravel row is filled.
-async function bulkLarq(q: RedisQueue, n: number, job = BenchNoop): Promise<void> {
-  for (let i = 0; i < n; i += 1000) await q.bulk(range(i, Math.min(n, i + 1000)).map((k) => job.make({ n: k })));
+async function bulkLarq(q: RedisQueue, n: number, make = (k: number) => BenchNoop.make({ n: k })): Promise<void> {
+  for (let i = 0; i < n; i += 1000) await q.bulk(range(i, Math.min(n, i + 1000)).map(make));
 }
 
 // n no-op jobs, 1,000 a call: the BullMQ addBulk row, and how the BullMQ worker rows are filled.
@@ -835,7 +1065,15 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
 }
 
-function record(section: string, name: string, jobs: number, seconds: number, redisMicros?: number): void {
+function record(
+  section: string,
+  name: string,
+  jobs: number,
+  seconds: number,
+  redisMicros?: number,
+  workerMicros?: number,
+  outputBytes?: number,
+): void {
   if (warming) return;
   let row = rows.find((r) => r.name === name);
   if (row === undefined) {
@@ -849,8 +1087,14 @@ function record(section: string, name: string, jobs: number, seconds: number, re
     row.redisRuns = [...(row.redisRuns ?? []), redisMicros];
     row.redisMicrosPerJob = median(row.redisRuns);
   }
+  if (workerMicros !== undefined) {
+    row.workerRuns = [...(row.workerRuns ?? []), workerMicros];
+    row.workerMicrosPerJob = median(row.workerRuns);
+  }
+  if (outputBytes !== undefined) row.outputBytes = outputBytes;
   const redisNote = redisMicros === undefined ? '' : `   Redis CPU ${redisMicros.toFixed(1)} µs/job`;
-  console.log(`${name.padEnd(52)} ${String(Math.round(jobs / seconds)).padStart(8)} jobs/s${redisNote}`);
+  const workerNote = workerMicros === undefined ? '' : `   worker CPU ${workerMicros.toFixed(1)} µs/job`;
+  console.log(`${name.padEnd(60)} ${String(Math.round(jobs / seconds)).padStart(8)} jobs/s${redisNote}${workerNote}`);
 }
 
 function median(values: number[]): number {
@@ -887,6 +1131,7 @@ function phpEnv(port: number, line: PhpLine): NodeJS.ProcessEnv {
     LARQ_REDIS_PORT: String(port),
     LARQ_PREFIX: 'bench_',
     LARQ_BENCH_DOWN_FILE: DOWN_FILE,
+    LARQ_BENCH_JOBS: String(N),
   };
 }
 
@@ -901,7 +1146,11 @@ function runPhp(args: string[], port: number, line: PhpLine): string {
 }
 
 // One bench.php process; resolves to the span it reported (Unix seconds).
-function phpProcess(args: string[], port: number, line: PhpLine): Promise<{ start: number; end: number }> {
+function phpProcess(
+  args: string[],
+  port: number,
+  line: PhpLine,
+): Promise<{ start: number; end: number; cpuMicros: number; jobs: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn('php', [join(PHP_DIR, 'bench.php'), ...args], {
       env: phpEnv(port, line),
@@ -912,8 +1161,8 @@ function phpProcess(args: string[], port: number, line: PhpLine): Promise<{ star
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`LARQ_LARAVEL=${line} php bench.php ${args.join(' ')} exited ${code}`));
       try {
-        const { start, end } = JSON.parse(out.trim().split('\n').pop() ?? '');
-        resolve({ start, end });
+        const { start, end, cpuMicros, jobs } = JSON.parse(out.trim().split('\n').pop() ?? '');
+        resolve({ start, end, cpuMicros, jobs });
       } catch {
         reject(new Error(`php bench.php ${args.join(' ')} printed no span: ${out}`));
       }
@@ -935,13 +1184,45 @@ function redisVersion(port: number): string {
   return `redis ${/redis_version:(\S+)/.exec(out)?.[1] ?? '?'}`;
 }
 
-async function startRedis(): Promise<{ port: number; stop: () => void }> {
-  const port = await new Promise<number>((resolve) => {
+function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const p = (s.address() as { port: number }).port;
       s.close(() => resolve(p));
     });
   });
+}
+
+// This process's environment without an app's variables (APP_, REDIS_, DB_, CACHE_, QUEUE_, LARQ_, HORIZON_,
+// OTEL_), which would otherwise reach the contenders.
+function appFreeEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env))
+    if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ|HORIZON|OTEL)_/.test(name) || name === 'NODE_OPTIONS') delete env[name];
+  return env;
+}
+
+// dist/ as `npm run build` makes it from lib/ now: built unless it is newer than every file of lib/.
+function ensureBuilt(): void {
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((latest, e) => {
+      const path = join(dir, e.name);
+      return Math.max(latest, e.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    }, 0);
+  const built = join(__dirname, '..', 'dist', 'cli', 'main.js');
+  const root = join(__dirname, '..');
+  if (
+    existsSync(built) &&
+    statSync(built).mtimeMs > Math.max(newest(join(root, 'lib')), statSync(join(root, 'package.json')).mtimeMs)
+  )
+    return;
+  console.log('building dist/ (npm run build)...');
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed: ${build.stderr}`);
+}
+
+async function startRedis(): Promise<{ port: number; stop: () => void }> {
+  const port = await freePort();
   const proc: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],

@@ -27,6 +27,7 @@ const slow = [
   'spec/integration/failed/store-faults.spec.ts',
   // 200 rate-limited jobs: Laravel releases a limited job until its window ends plus 3 s, so about 80 s.
   'spec/interop/middleware-fleet.spec.ts',
+  'spec/integration/cli-work-memory.spec.ts',
 ];
 
 const tiers = {

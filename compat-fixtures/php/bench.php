@@ -7,11 +7,10 @@
 //                           `php artisan queue:work --stop-when-empty` passes (tries 1, timeout 60, sleep 3,
 //                           memory 128, ...), the cache for queue:restart (and 12.x/13.x queue:pause) and a
 //                           maintenance check on a file (LARQ_BENCH_DOWN_FILE), as queue:work wires them;
-//                           prints {"start", "end", "seconds"}: from the daemon's start to the last
-//                           JobProcessed event (the last job deleted), so the one `sleep` the daemon
-//                           takes on finding the queue empty, before it stops, is not counted
-// In both modes the clock starts after the framework has booted and connected to Redis, as the Node
-// contenders' clocks start after their workers and queues are built and connected.
+//                           prints {"start", "end", "seconds", "cpuMicros", "jobs"}: from the first job's
+//                           handle() to the end of the last one's (the Node contenders' clock, see
+//                           scripts/bench-clock.js), and this process's CPU time in between
+// The push clock starts after the framework has booted and connected to Redis.
 // The job class is App\Jobs\BenchNoop: SerializesModels, an int property, an empty handle().
 
 declare(strict_types=1);
@@ -42,14 +41,46 @@ namespace App\Jobs {
 
         public function handle(): void
         {
+            BenchClock::job();
+        }
+    }
+
+    /** The span from the first handle() to the end of the last, and the CPU time spent in it. */
+    final class BenchClock
+    {
+        public static ?float $first = null;
+        public static float $last = 0.0;
+        public static int $jobs = 0;
+        public static float $cpuAtFirst = 0.0;
+        public static float $cpu = 0.0;
+
+        public static function cpu(): float
+        {
+            $usage = getrusage();
+
+            return ($usage['ru_utime.tv_sec'] + $usage['ru_stime.tv_sec']) * 1e6
+                + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_usec'];
+        }
+
+        public static function job(): void
+        {
+            if (self::$first === null) {
+                self::$first = microtime(true);
+                self::$cpuAtFirst = self::cpu();
+            }
+            self::$jobs++;
+            self::$last = microtime(true);
+            if (self::$jobs === (int) getenv('LARQ_BENCH_JOBS')) {
+                self::$cpu = self::cpu() - self::$cpuAtFirst;
+            }
         }
     }
 }
 
 namespace {
+    use App\Jobs\BenchClock;
     use App\Jobs\BenchNoop;
     use Illuminate\Contracts\Debug\ExceptionHandler;
-    use Illuminate\Queue\Events\JobProcessed;
     use Illuminate\Queue\Worker;
     use Illuminate\Queue\WorkerOptions;
 
@@ -93,13 +124,15 @@ namespace {
             rest: 0,
         );
         $app['cache.store']->get('illuminate:queue:restart');
-        $lastProcessed = null;
-        $app['events']->listen(JobProcessed::class, function () use (&$lastProcessed): void {
-            $lastProcessed = microtime(true);
-        });
-        $start = microtime(true);
         $status = $worker->daemon('redis', 'default', $options);
-        $report($start, $lastProcessed ?? microtime(true));
+        $first = BenchClock::$first ?? microtime(true);
+        echo json_encode([
+            'start' => $first,
+            'end' => BenchClock::$last,
+            'seconds' => BenchClock::$last - $first,
+            'cpuMicros' => BenchClock::$cpu,
+            'jobs' => BenchClock::$jobs,
+        ]), "\n";
         exit($status);
     }
 

@@ -37,6 +37,9 @@ export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.
 /** Prints a worker's job lines to `io`. */
 export class WorkOutput {
   private readonly startedAt = new WeakMap<RedisJob, number>();
+  // The last timestamp printed and its second: every line of one second shows the same text.
+  private stampSecond = NaN;
+  private stampText = '';
 
   constructor(
     private readonly io: Io,
@@ -97,6 +100,16 @@ export class WorkOutput {
     return reported;
   }
 
+  // formatDateTime for the app's timezone, once a second (formatting a zone's time takes microseconds).
+  private stamp(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.stampSecond) {
+      this.stampSecond = second;
+      this.stampText = formatDateTime(ms, this.options.timezone);
+    }
+    return this.stampText;
+  }
+
   /** A colour, when colours are on. */
   paint(text: string, color: keyof typeof COLOR, bold = false): string {
     return this.options.colors ? `\x1b[${bold ? '1;' : ''}${COLOR[color]}m${text}\x1b[0m` : text;
@@ -109,16 +122,18 @@ export class WorkOutput {
   ): void {
     if (this.options.json) return this.jsonLine(job, status, exception);
     const name = printable(job.resolveName());
-    const [id, connection, queue] = [
-      printable(job.getJobId() ?? ''),
-      printable(job.getConnectionName()),
-      printable(job.getQueue()),
-    ];
-    const details = this.options.verbose
-      ? ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}`
-      : '';
-    const detailsWidth = this.options.verbose ? id.length + connection.length + queue.length + 2 : 0;
-    const head = `  ${this.paint(formatDateTime(Date.now(), this.options.timezone), 'gray')} ${name}${details}`;
+    let details = '';
+    let detailsWidth = 0;
+    if (this.options.verbose) {
+      const [id, connection, queue] = [
+        printable(job.getJobId() ?? ''),
+        printable(job.getConnectionName()),
+        printable(job.getQueue()),
+      ];
+      details = ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}`;
+      detailsWidth = id.length + connection.length + queue.length + 2;
+    }
+    const head = `  ${this.paint(this.stamp(Date.now()), 'gray')} ${name}${details}`;
     if (status === 'starting') {
       this.startedAt.set(job, performance.now());
       const dots = Math.max(this.options.width - name.length - detailsWidth - 33, 0);

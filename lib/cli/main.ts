@@ -16,6 +16,7 @@ import { retry } from './commands/retry';
 import { size } from './commands/size';
 import { types } from './commands/types';
 import { work } from './commands/work';
+import { StreamOutput } from './StreamOutput';
 
 /** Every command, in the order `larq --help` lists them. */
 export const COMMANDS: readonly Command[] = Object.freeze([
@@ -89,6 +90,18 @@ function find(name: string): Command {
 }
 
 if (require.main === module) {
-  // exit() so that a connection a handlers module left open cannot keep a finished worker alive.
-  void main(process.argv.slice(2)).then((status) => process.exit(status));
+  // stdout gathered into one write every few milliseconds (StreamOutput), console.log's among it; stderr stays immediate,
+  // after what stdout has gathered, so that a terminal showing both shows them in the order written.
+  const out = new StreamOutput(1);
+  out.capture(process.stdout);
+  const io: Io = {
+    out: (line) => out.line(line),
+    err: (line) => {
+      out.flush();
+      stderr(line);
+    },
+  };
+  // exit() so that a connection a handlers module left open cannot keep a finished worker alive; the
+  // lines still gathered are written on the way out (StreamOutput).
+  void main(process.argv.slice(2), io).then((status) => process.exit(status));
 }

@@ -6,7 +6,6 @@ import { existsSync, readFileSync } from 'fs';
 import { resolve } from 'path';
 import { pathToFileURL } from 'url';
 import { createWorker } from '../../createWorker';
-import { heapMemoryUsage } from '../../worker/defaults';
 import { LarqError, RedisUnavailableError } from '../../errors';
 import type { CacheStore } from '../../cache';
 import { BatchRepository, batchHooks, chainHooks, debouncedJobs, uniqueLocksOnFailure } from '../../features';
@@ -25,6 +24,7 @@ import { HorizonRedisQueue } from '../../horizon/RedisQueue';
 import { checkStores, maintenanceMode } from '../preflight';
 import { describeJobsElsewhere, OtherPrefixes } from '../prefixCheck';
 import { printable } from '../printable';
+import { RetainedMemory } from '../RetainedMemory';
 import { startTelemetry, telemetryRequest } from '../telemetry';
 import { isTypeScript, prepareTypeScript } from '../typescript';
 import { formatDateTime } from '../../failed/timestamp';
@@ -55,9 +55,9 @@ and batches continue as Laravel's worker continues them.
   --timeout=S           seconds a job may run; 0 = no limit (default 60)
   --sleep=S             seconds to wait when no job is available, may be fractional (default 3)
   --rest=S              seconds to rest after each job (default 0)
-  --memory=MB           stop with status 12 once the worker uses this much more memory than at start
-                        (Node's own and the handlers module's baseline do not count); 0 = no limit
-                        (default 128)
+  --memory=MB           stop with status 12 once the worker keeps this much more memory than at start
+                        (what stays after V8's collections, as PHP's memory_get_usage counts; Node's
+                        own and the handlers module's baseline do not count); 0 = no limit (default 128)
   --max-jobs=N          stop after N jobs; 0 = no limit (default 0)
   --max-time=S          stop after S seconds; 0 = no limit (default 0)
   --stop-when-empty     stop when the queues are empty
@@ -177,10 +177,13 @@ async function run(p: Parsed, io: Io): Promise<number> {
     if (unknownJobs !== undefined) handlers.onUnknownJobs(unknownJobs);
     handlers.useMiddleware(await middlewareServices(config, cache, resources, io, stringFlag(p, 'ignore-middleware')));
     const maintenance = options.force ? undefined : maintenanceMode(config, cache);
-    // --memory counts what the worker grows past its start: Node, a TypeScript loader and the handlers
+    // --memory counts what the worker keeps (RetainedMemory: what stays after V8's collections, as PHP's
+    // memory_get_usage counts it) beyond what it kept at start: Node, a TypeScript loader and the handlers
     // module already hold more than Laravel's 128 MB default would allow a PHP worker in total.
-    const baseline = heapMemoryUsage();
-    const memoryUsage = () => Math.max(0, heapMemoryUsage() - baseline);
+    const retained = new RetainedMemory().start();
+    resources.add(async () => retained.stop());
+    const baseline = retained.usage();
+    const memoryUsage = () => Math.max(0, retained.usage() - baseline);
     const worker = createWorker(queue, handlers, options, {
       failed,
       cache,
