@@ -6,7 +6,8 @@ import { FakeClock } from '../../lib/clock';
 import { RedisQueue } from '../../lib/RedisQueue';
 import type { LaravelLine } from '../../lib/redis/keys';
 import { FIXTURE_NOW, FIXTURE_RETRY_AFTER, loadFixtures, type Fixture, type RedisDump } from '../support/fixtures';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { dumpKeys } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 // The fixtures' keys, moved under a test's own prefix so tests never share keys.
 function rename(dump: RedisDump, from: string, to: string): RedisDump {
@@ -34,39 +35,21 @@ function lineOf(f: Fixture): LaravelLine {
 }
 
 describe('compat: pop matches Laravel on every fixture', function () {
-  let port: number;
-  let client: Redis;
-  let prefix: string;
-  let queue: RedisQueue;
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(async () => client?.quit());
-  afterEach(async () => queue?.close());
-
-  function open(f: Fixture): RedisQueue {
-    prefix = randomPrefix();
-    queue = new RedisQueue({
-      connection: `redis://127.0.0.1:${port}`,
-      prefix,
-      laravel: lineOf(f),
-      retryAfter: FIXTURE_RETRY_AFTER,
-      clock: new FakeClock(FIXTURE_NOW * 1000),
-    });
-    return queue;
-  }
+  const redis = useRedisQueue(() => ({
+    retryAfter: FIXTURE_RETRY_AFTER,
+    clock: new FakeClock(FIXTURE_NOW * 1000),
+  }));
+  const open = (f: Fixture): RedisQueue => redis.open({ laravel: lineOf(f) });
 
   for (const f of loadFixtures()) {
     describe(`${f.version}/${f.name}`, () => {
       it('returns the raw and reserved strings and leaves the recorded state', async () => {
         const q = open(f);
-        await load(client, rename(f.written, f.prefix, prefix));
+        await load(redis.client, rename(f.written, f.prefix, redis.prefix));
         const job = await q.pop(queueName(f));
         if (f.popped === null) {
           expect(job).to.equal(null);
-          expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+          expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(rename(f.written, f.prefix, redis.prefix));
           return;
         }
         expect(job).to.not.equal(null);
@@ -78,24 +61,28 @@ describe('compat: pop matches Laravel on every fixture', function () {
         expect(job!.attempts()).to.equal(f.popped.attempts);
         expect(job!.getQueue()).to.equal(queueName(f));
         expect(job!.getConnectionName()).to.equal('redis');
-        expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.popped.after, f.prefix, prefix));
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(
+          rename(f.popped.after, f.prefix, redis.prefix),
+        );
       });
 
       it('popMany, the batched pop of the worker, returns the same strings and leaves the same state', async () => {
         const q = open(f);
-        await load(client, rename(f.written, f.prefix, prefix));
+        await load(redis.client, rename(f.written, f.prefix, redis.prefix));
         const jobs = await q.popMany(queueName(f), 0, 1, (e) => {
           throw e;
         });
         if (f.popped === null) {
           expect(jobs).to.deep.equal([]);
-          expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+          expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(rename(f.written, f.prefix, redis.prefix));
           return;
         }
         expect(jobs.map((j) => [j.getRawBody(), j.getReservedJob(), j.attempts()])).to.deep.equal([
           [f.popped.raw, f.popped.reserved, f.popped.attempts],
         ]);
-        expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.popped.after, f.prefix, prefix));
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(
+          rename(f.popped.after, f.prefix, redis.prefix),
+        );
       });
 
       if (f.popped === null) return;
@@ -103,27 +90,27 @@ describe('compat: pop matches Laravel on every fixture', function () {
 
       it('delete() removes the reservation and nothing else', async () => {
         const q = open(f);
-        await load(client, rename(f.written, f.prefix, prefix));
+        await load(redis.client, rename(f.written, f.prefix, redis.prefix));
         const job = (await q.pop(queueName(f)))!;
         await job.delete();
         expect(job.isDeleted()).to.equal(true);
-        const expected = rename(popped.after, f.prefix, prefix);
-        delete expected[`${prefix}queues:${queueName(f)}:reserved`];
-        expect(await dumpKeys(client, prefix)).to.deep.equal(expected);
-        if (f.name !== 'bulk') expect(await dumpKeys(client, prefix)).to.deep.equal({});
+        const expected = rename(popped.after, f.prefix, redis.prefix);
+        delete expected[`${redis.prefix}queues:${queueName(f)}:reserved`];
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(expected);
+        if (f.name !== 'bulk') expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal({});
       });
 
       it('release(5) puts the reserved string in :delayed at now + 5', async () => {
         const q = open(f);
-        await load(client, rename(f.written, f.prefix, prefix));
+        await load(redis.client, rename(f.written, f.prefix, redis.prefix));
         const job = (await q.pop(queueName(f)))!;
         await job.release(5);
         expect(job.isReleased()).to.equal(true);
-        const key = `${prefix}queues:${queueName(f)}`;
-        const expected = rename(popped.after, f.prefix, prefix);
+        const key = `${redis.prefix}queues:${queueName(f)}`;
+        const expected = rename(popped.after, f.prefix, redis.prefix);
         delete expected[`${key}:reserved`];
         expected[`${key}:delayed`] = { type: 'zset', items: [{ member: popped.reserved, score: FIXTURE_NOW + 5 }] };
-        expect(await dumpKeys(client, prefix)).to.deep.equal(expected);
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(expected);
       });
     });
   }

@@ -1,11 +1,11 @@
 // larq's pushRaw / laterRaw / bulkRaw with each fixture's payload strings must leave exactly the Redis
 // state Laravel wrote at dispatch.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { FIXTURE_NOW, loadFixtures, pushedPayloads, type Fixture, type RedisDump } from '../support/fixtures';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { dumpKeys } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 function rename(dump: RedisDump, from: string, to: string): RedisDump {
   return Object.fromEntries(Object.entries(dump).map(([k, v]) => [to + k.slice(from.length), v]));
@@ -25,27 +25,8 @@ function idOf(payload: string): string | null {
 }
 
 describe('compat: pushes write what Laravel wrote', function () {
-  let port: number;
-  let client: Redis;
-  let prefix: string;
-  let queue: RedisQueue;
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(async () => client?.quit());
-  afterEach(async () => queue?.close());
-
-  function open(): RedisQueue {
-    prefix = randomPrefix();
-    queue = new RedisQueue({
-      connection: `redis://127.0.0.1:${port}`,
-      prefix,
-      clock: new FakeClock(FIXTURE_NOW * 1000),
-    });
-    return queue;
-  }
+  const redis = useRedisQueue(() => ({ clock: new FakeClock(FIXTURE_NOW * 1000) }));
+  const open = (): RedisQueue => redis.open();
 
   for (const f of loadFixtures()) {
     const { name, delayed } = target(f);
@@ -58,20 +39,20 @@ describe('compat: pushes write what Laravel wrote', function () {
       else if (f.name === 'bulk') ids = await q.bulkRaw(payloads, name);
       else ids = [await q.pushRaw(payloads[0], name)];
       expect(ids).to.deep.equal(payloads.map(idOf));
-      expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+      expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(rename(f.written, f.prefix, redis.prefix));
     });
 
     if (!delayed) {
       it(`${f.version}/${f.name}: pushRaw one by one equals bulkRaw`, async () => {
         const q = open();
         for (const p of payloads) await q.pushRaw(p, name);
-        expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(rename(f.written, f.prefix, redis.prefix));
       });
     } else {
       it(`${f.version}/${f.name}: laterRaw with a Date gives the same score`, async () => {
         const q = open();
         await q.laterRaw(new Date((FIXTURE_NOW + 120) * 1000), payloads[0], name);
-        expect(await dumpKeys(client, prefix)).to.deep.equal(rename(f.written, f.prefix, prefix));
+        expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(rename(f.written, f.prefix, redis.prefix));
       });
     }
   }

@@ -3,11 +3,10 @@
 // script (larq's pop) leaves it, byte for byte for the scripted ways and equal as JSON for the plain one,
 // and a full run takes every job and leaves nothing behind.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
-import { RedisQueue } from '../../lib/RedisQueue';
 import { ceilingSearchSpace, drainAtCeiling, type CeilingConfig, type CeilingKeys } from '../../scripts/bench-ceiling';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { dumpKeys, randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const NOW = 1795276770;
 const payload = (n: number) =>
@@ -22,14 +21,7 @@ const payload = (n: number) =>
 
 describe('the benchmark ceiling (integration)', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(async () => client?.quit());
+  const redis = useRedisQueue();
 
   const keysOf = (prefix: string): CeilingKeys => ({
     waiting: `${prefix}queues:default`,
@@ -40,7 +32,7 @@ describe('the benchmark ceiling (integration)', function () {
   // n jobs as Laravel's push leaves them: the payload on the list, a token on :notify.
   async function seed(prefix: string, n: number): Promise<void> {
     for (let i = 0; i < n; i++)
-      await client
+      await redis.client
         .pipeline()
         .rpush(`${prefix}queues:default`, payload(i))
         .rpush(`${prefix}queues:default:notify`, '1')
@@ -51,8 +43,7 @@ describe('the benchmark ceiling (integration)', function () {
   async function laravelReserved(n: number): Promise<Record<string, unknown>> {
     const prefix = randomPrefix();
     await seed(prefix, n);
-    const q = new RedisQueue({
-      connection: `redis://127.0.0.1:${port}`,
+    const q = redis.open({
       prefix,
       clock: new FakeClock(NOW * 1000),
       retryAfter: 90,
@@ -62,7 +53,7 @@ describe('the benchmark ceiling (integration)', function () {
     } finally {
       await q.close();
     }
-    return strip(await dumpKeys(client, prefix), prefix);
+    return strip(await dumpKeys(redis.client, prefix), prefix);
   }
 
   function strip(dump: Record<string, unknown>, prefix: string): Record<string, unknown> {
@@ -82,9 +73,12 @@ describe('the benchmark ceiling (integration)', function () {
       const expected = await laravelReserved(n);
       const prefix = randomPrefix();
       await seed(prefix, n);
-      const taken = await drainAtCeiling(port, keysOf(prefix), config, { expiry: () => NOW + 90, acknowledge: false });
+      const taken = await drainAtCeiling(redis.port, keysOf(prefix), config, {
+        expiry: () => NOW + 90,
+        acknowledge: false,
+      });
       expect(taken).to.equal(n);
-      const actual = strip(await dumpKeys(client, prefix), prefix);
+      const actual = strip(await dumpKeys(redis.client, prefix), prefix);
       if (config.kind !== 'plain') {
         expect(actual).to.deep.equal(expected);
         return;
@@ -105,8 +99,8 @@ describe('the benchmark ceiling (integration)', function () {
     for (const config of ceilingSearchSpace()) {
       const prefix = randomPrefix();
       await seed(prefix, 120);
-      expect(await drainAtCeiling(port, keysOf(prefix), config), JSON.stringify(config)).to.equal(120);
-      expect(await dumpKeys(client, prefix), JSON.stringify(config)).to.deep.equal({});
+      expect(await drainAtCeiling(redis.port, keysOf(prefix), config), JSON.stringify(config)).to.equal(120);
+      expect(await dumpKeys(redis.client, prefix), JSON.stringify(config)).to.deep.equal({});
     }
   });
 });

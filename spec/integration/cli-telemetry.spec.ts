@@ -2,51 +2,42 @@
 // the OpenTelemetry SDK sending its spans over OTLP/HTTP to a collector (here a small HTTP server).
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { writeFileSync } from 'fs';
 import { createServer, type Server } from 'http';
-import { tmpdir } from 'os';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { createFailedJobsTable } from '../../lib/failed';
-import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { phpTraceparent } from '../support/otel';
 import { ChainStep } from '../support/phpJobs';
-import { freePort, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { freePort } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const ROOT = join(__dirname, '..', '..');
 
 describe('larq work --metrics and --otel', function () {
   this.timeout(60000);
+  const redis = useRedisQueue();
+  const temp = useTempDir('cli-telemetry', 'all');
   let cli: CompiledCli;
-  let port: number;
-  let client: Redis;
-  let dir: string;
   let env: string;
-  let prefix: string;
 
   before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-cli-telemetry-'));
     cli = compileCli();
   });
   after(() => {
-    client?.disconnect();
     cli?.remove();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    prefix = randomPrefix();
-    const sqlite = join(dir, `${prefix}.sqlite`);
-    env = join(dir, `${prefix}.env`);
+    const sqlite = join(temp.path, `${redis.prefix}.sqlite`);
+    env = join(temp.path, `${redis.prefix}.env`);
     writeFileSync(
       env,
       [
         'APP_NAME="My Shop"',
         'REDIS_HOST=127.0.0.1',
-        `REDIS_PORT=${port}`,
-        `REDIS_PREFIX=${prefix}`,
+        `REDIS_PORT=${redis.port}`,
+        `REDIS_PREFIX=${redis.prefix}`,
         'DB_CONNECTION=sqlite',
         `DB_DATABASE=${sqlite}`,
         'CACHE_STORE=array',
@@ -83,7 +74,7 @@ describe('larq work --metrics and --otel', function () {
   }
 
   async function push(...steps: number[]): Promise<void> {
-    const q = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
+    const q = redis.open({ laravel: 13 });
     for (const step of steps) await q.push(ChainStep.make({ step }));
     await q.close();
   }
@@ -135,7 +126,7 @@ describe('larq work --metrics and --otel', function () {
     const collectorPort = (collector.address() as { port: number }).port;
     try {
       const php = phpTraceparent();
-      const q = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
+      const q = redis.open({ laravel: 13 });
       await q.push({ command: ChainStep.make({ step: 5 }), extra: { traceparent: php.traceparent } });
       await q.close();
       const run = start(['--otel', '--stop-when-empty'], {

@@ -1,8 +1,7 @@
 // artisan's queue verbs larq lacked: queue:pause / queue:resume (one queue or --all), queue:retry-batch and
 // queue:prune-batches, as processes against a Laravel-style .env, a private redis-server and SQLite.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { createCacheTables } from '../../lib/cache';
 import { createFailedJobProvider, createFailedJobsTable } from '../../lib/failed';
@@ -11,47 +10,42 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { runLarq, startLarq } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 describe('larq pause, resume, retry-batch and prune-batches', function () {
   this.timeout(60000);
-  let port: number;
+  const redis = useRedisQueue();
+  const temp = useTempDir('verbs', 'all');
   let cli: CompiledCli;
-  let dir: string;
   let env: string;
   let sqlite: string;
-  let prefix: string;
   let queue: RedisQueue;
 
   before(async function () {
-    port = await requireRedis(this);
     cli = compileCli();
-    dir = mkdtempSync(join(tmpdir(), 'larq-verbs-'));
   });
   after(() => {
     cli?.remove();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    prefix = randomPrefix();
-    sqlite = join(dir, `${prefix}.sqlite`);
-    env = join(dir, `${prefix}.env`);
+    sqlite = join(temp.path, `${redis.prefix}.sqlite`);
+    env = join(temp.path, `${redis.prefix}.env`);
     writeFileSync(sqlite, '');
     await createFailedJobsTable({ driver: 'sqlite', database: sqlite });
     await createCacheTables({ driver: 'sqlite', database: sqlite });
     const lines = [
       'APP_NAME=Shop',
       `REDIS_HOST=127.0.0.1`,
-      `REDIS_PORT=${port}`,
-      `REDIS_PREFIX=${prefix}`,
+      `REDIS_PORT=${redis.port}`,
+      `REDIS_PREFIX=${redis.prefix}`,
       'DB_CONNECTION=sqlite',
       `DB_DATABASE=${sqlite}`,
       'CACHE_STORE=database',
     ];
     writeFileSync(env, lines.join('\n') + '\n');
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
+    queue = redis.open({ laravel: 13 });
   });
-  afterEach(() => queue?.close());
 
   function larq(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return runLarq(cli.main, [...args, `--env=${env}`]);

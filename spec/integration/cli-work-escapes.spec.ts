@@ -1,15 +1,14 @@
 // `larq work` prints what a payload says (its display name, ids, queue, exception text) with every
 // control character escaped: a job cannot forge output lines, recolour the terminal or ring its bell.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { runLarq } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 // A display name that, printed raw, ends the RUNNING line and writes a DONE line of its own.
 const FORGED =
@@ -17,45 +16,36 @@ const FORGED =
 
 describe('larq work output of hostile payloads', function () {
   this.timeout(60000);
-  let port: number;
-  let client: Redis;
+  const redis = useRedisQueue();
+  const temp = useTempDir('escapes', 'all');
   let cli: CompiledCli;
-  let dir: string;
   let env: string;
-  let prefix: string;
   let queue: RedisQueue;
 
   before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
     cli = compileCli();
-    dir = mkdtempSync(join(tmpdir(), 'larq-escapes-'));
   });
   after(() => {
-    client?.disconnect();
     cli?.remove();
-    rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
-    prefix = randomPrefix();
-    env = join(dir, `${prefix}.env`);
+    env = join(temp.path, `${redis.prefix}.env`);
     const lines = [
       'APP_NAME=Shop',
       'REDIS_HOST=127.0.0.1',
-      `REDIS_PORT=${port}`,
-      `REDIS_PREFIX=${prefix}`,
+      `REDIS_PORT=${redis.port}`,
+      `REDIS_PREFIX=${redis.prefix}`,
       'QUEUE_FAILED_DRIVER=file',
       'CACHE_STORE=redis',
     ];
     writeFileSync(env, lines.join('\n') + '\n');
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
+    queue = redis.open({ laravel: 12 });
   });
-  afterEach(() => queue?.close());
 
   /** Push a ChainStep of `step` whose displayName is FORGED. */
   async function pushForged(step: number): Promise<void> {
     await queue.push(ChainStep.make({ step }));
-    const payload = JSON.parse((await client.rpop(`${prefix}queues:default`))!) as { displayName: string };
+    const payload = JSON.parse((await redis.client.rpop(`${redis.prefix}queues:default`))!) as { displayName: string };
     payload.displayName = FORGED;
     await queue.pushRaw(JSON.stringify(payload));
   }
@@ -64,7 +54,7 @@ describe('larq work output of hostile payloads', function () {
     runLarq(cli.main, [
       'work',
       `--handlers=${cli.handlers}`,
-      `--app=${dir}`,
+      `--app=${temp.path}`,
       `--env=${env}`,
       '--stop-when-empty',
       '--sleep=0',

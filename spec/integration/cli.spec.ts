@@ -2,17 +2,16 @@
 // private redis-server, and failed jobs in a SQLite failed_jobs table.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readFileSync, writeFileSync, appendFileSync } from 'fs';
 import { join } from 'path';
 import Redis from 'ioredis';
 import { createCacheTables } from '../../lib/cache';
 import { createFailedJobsTable } from '../../lib/failed';
 import { Encrypter } from '../../lib/php/Encrypter';
-import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { ChainStep, SecretJob } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const ROOT = join(__dirname, '..', '..');
 const APP_KEY = 'base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=';
@@ -56,31 +55,23 @@ async function waitFor(run: Larq, pattern: RegExp, ms = 15000): Promise<void> {
 
 describe('the larq command', function () {
   this.timeout(60000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('cli', 'all');
   let env: string;
-  let prefix: string;
   let sqlite: string;
   let out: string;
 
   before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-cli-'));
     cli = compileCli();
     HANDLERS = `--handlers=${cli.handlers}`;
   });
   after(() => {
-    client?.disconnect();
     cli?.remove();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    prefix = randomPrefix();
-    sqlite = join(dir, `${prefix}.sqlite`);
-    env = join(dir, `${prefix}.env`);
-    out = join(dir, `${prefix}.out`);
+    sqlite = join(temp.path, `${redis.prefix}.sqlite`);
+    env = join(temp.path, `${redis.prefix}.env`);
+    out = join(temp.path, `${redis.prefix}.out`);
     // A Laravel 13 app's .env as a user would point larq at it; the cache is the skeleton's database store.
     writeFileSync(
       env,
@@ -90,8 +81,8 @@ describe('the larq command', function () {
         'QUEUE_CONNECTION=redis',
         'REDIS_HOST=127.0.0.1',
         'REDIS_PASSWORD=null',
-        `REDIS_PORT=${port}`,
-        `REDIS_PREFIX=${prefix}`,
+        `REDIS_PORT=${redis.port}`,
+        `REDIS_PREFIX=${redis.prefix}`,
         'DB_CONNECTION=sqlite',
         `DB_DATABASE=${sqlite}`,
         'QUEUE_FAILED_DRIVER=database-uuids',
@@ -109,7 +100,7 @@ describe('the larq command', function () {
   }
 
   async function pushAs(laravel: 8 | 13, ...steps: number[]): Promise<void> {
-    const q = new RedisQueue({ connection: { port }, prefix, laravel, encrypter: new Encrypter(APP_KEY) });
+    const q = redis.open({ laravel, encrypter: new Encrypter(APP_KEY) });
     for (const step of steps)
       await q.push(
         step === 0 ? { command: SecretJob.make({ card: '4242' }), encrypt: true } : ChainStep.make({ step }),
@@ -201,7 +192,7 @@ describe('the larq command', function () {
     expect(retry.code).to.equal(0);
     expect(retry.stdout).to.match(/^The failed job \[[0-9a-f-]{36}\] has been pushed back onto the queue!$/m);
     expect((await larq('failed', `--env=${env}`)).stdout.trim()).to.equal('No failed jobs found.');
-    const [pushed] = await client.lrange(`${prefix}queues:default`, 0, -1);
+    const [pushed] = await redis.client.lrange(`${redis.prefix}queues:default`, 0, -1);
     expect(JSON.parse(pushed)).to.include({ attempts: 0, displayName: 'App\\Jobs\\ChainStep' });
 
     const sizes = await larq('size', `--env=${env}`);
@@ -222,7 +213,7 @@ describe('the larq command', function () {
     expect((await larq('clear', '--force', `--env=${env}`)).stdout.trim()).to.equal(
       'Cleared 1 jobs from the [default] queue',
     );
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
   });
 
   it('work --once runs one job and exits 0', async function () {
@@ -230,8 +221,8 @@ describe('the larq command', function () {
     const run = await larq('work', `--env=${env}`, HANDLERS, '--once');
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout.match(/DONE/g)).to.have.length(1);
-    expect(await client.llen(`${prefix}queues:default`)).to.equal(1);
-    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(0); // nothing popped and left behind
+    expect(await redis.client.llen(`${redis.prefix}queues:default`)).to.equal(1);
+    expect(await redis.client.zcard(`${redis.prefix}queues:default:reserved`)).to.equal(0); // nothing popped and left behind
   });
 
   it('SIGTERM lets the running job finish, then work exits 0', async function () {
@@ -267,8 +258,8 @@ describe('the larq command', function () {
       expect(exit?.code).to.equal(0);
       expect(exit?.stdout).to.include('Worker stopped: restart_signal (status 0)');
       // Where that version's Redis cache keeps it: cache db 1, Redis prefix + cache prefix + key.
-      const cacheDb = new Redis({ port, db: 1 });
-      const stamp = await cacheDb.get(`${prefix}${key}`);
+      const cacheDb = new Redis({ port: redis.port, db: 1 });
+      const stamp = await cacheDb.get(`${redis.prefix}${key}`);
       cacheDb.disconnect();
       expect(Number(stamp)).to.be.closeTo(Date.now() / 1000, 60);
     });

@@ -1,22 +1,16 @@
 // CommandBatch: the few commands of a worker's pop go to Redis in one socket write, in order, each with its
 // own reply, whether the connection is ready or not connected yet.
 import { expect } from 'chai';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { CommandBatch } from '../../lib/redis/CommandBatch';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 describe('CommandBatch (integration)', function () {
-  let port: number;
-  const clients: Redis[] = [];
-
-  before(async function () {
-    port = await requireRedis(this);
-  });
-  afterEach(() => clients.splice(0).forEach((c) => c.disconnect()));
+  const redis = useRedisQueue();
 
   async function ready(): Promise<Redis> {
-    const c = rawClient(port);
-    clients.push(c);
+    const c = redis.connect();
     await c.ping();
     return c;
   }
@@ -57,8 +51,7 @@ describe('CommandBatch (integration)', function () {
   });
 
   it('a connection that is not connected yet runs the commands in order once it connects', async () => {
-    const c = new Redis({ port, lazyConnect: true });
-    clients.push(c);
+    const c = redis.connect({ lazyConnect: true });
     const k = `${randomPrefix()}k`;
     const write = new CommandBatch(c);
     write.add((t) => t.set(k, 'v'));

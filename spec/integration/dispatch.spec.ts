@@ -2,7 +2,6 @@
 // Laravel would write, tuning read from the object as PHP reads the live job, and typed errors for bad input
 // that leave the job reserved rather than removing it.
 import { expect } from 'chai';
-import Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { DecryptError, InvalidPayloadError, MissingEncrypterError, UnserializeError } from '../../lib/errors';
 import { laravelJobTraits, php, phpClass } from '../../lib/php/builder';
@@ -12,7 +11,7 @@ import { PhpObject } from '../../lib/php/values';
 import { RedisQueue } from '../../lib/RedisQueue';
 import type { LaravelLine } from '../../lib/LaravelLine';
 import { FIXTURE_APP_KEY, FIXTURE_NOW, loadFixtures, pushedPayloads } from '../support/fixtures';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const LINES: Record<string, LaravelLine> = { '8.x': 8, '12.x': 12, '13.x': 13 };
 
@@ -41,25 +40,15 @@ function basicJob(line: LaravelLine) {
 }
 
 describe('dispatching job objects from Node', function () {
-  let port: number;
-  let client: Redis;
+  const redis = useRedisQueue();
   let queue: RedisQueue;
   let clock: FakeClock;
-  let prefix: string;
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(() => client?.disconnect());
 
   function makeQueue(line: LaravelLine, extra: { encrypter?: Encrypter } = {}): RedisQueue {
     clock = new FakeClock(FIXTURE_NOW * 1000);
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: line, retryAfter: 90, clock, ...extra });
+    queue = redis.open({ laravel: line, retryAfter: 90, clock, ...extra });
     return queue;
   }
-  afterEach(async () => queue?.close());
 
   // uuid and id are random by definition; everything else must be Laravel's bytes.
   function withFixtureIds(ours: string, theirs: string): string {
@@ -85,7 +74,7 @@ describe('dispatching job objects from Node', function () {
           ? { command, displayName: 'Tuned job (custom display name)', retryUntil: 1900000000 }
           : command;
       await q.push(job);
-      const [ours] = await client.lrange(`${prefix}queues:default`, 0, -1);
+      const [ours] = await redis.client.lrange(`${redis.prefix}queues:default`, 0, -1);
       const [theirs] = pushedPayloads(f);
       expect(withFixtureIds(ours, theirs)).to.equal(theirs);
     });
@@ -106,7 +95,7 @@ describe('dispatching job objects from Node', function () {
   it('later() scores the job now + delay and records the delay in the payload', async function () {
     const q = makeQueue(13);
     const id = await q.later(120, basicJob(13).make({ to: 'a', subject: 'b', meta: null }), 'emails');
-    const [member, score] = await client.zrange(`${prefix}queues:emails:delayed`, 0, -1, 'WITHSCORES');
+    const [member, score] = await redis.client.zrange(`${redis.prefix}queues:emails:delayed`, 0, -1, 'WITHSCORES');
     expect(Number(score)).to.equal(FIXTURE_NOW + 120);
     expect(JSON.parse(member)).to.include({ id, delay: 120 });
     expect(await q.pop('emails')).to.equal(null);
@@ -144,10 +133,10 @@ describe('dispatching job objects from Node', function () {
       cls.make({ to, subject: 'ÿ'.repeat(300), meta: null }),
     );
     await q.bulk(jobs);
-    const bulked = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
-    await client.del(`${prefix}queues:default`);
+    const bulked = await redis.client.lrangeBuffer(`${redis.prefix}queues:default`, 0, -1);
+    await redis.client.del(`${redis.prefix}queues:default`);
     for (const job of jobs) await q.push(job);
-    const pushed = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    const pushed = await redis.client.lrangeBuffer(`${redis.prefix}queues:default`, 0, -1);
     // uuid and id are drawn per job: everything else must be the same bytes
     const blank = (b: Buffer) => b.toString('utf8').replace(/"(uuid|id)":"[^"]+"/g, '"$1":""');
     expect(bulked.map(blank)).to.deep.equal(pushed.map(blank));
@@ -162,11 +151,13 @@ describe('dispatching job objects from Node', function () {
     const good = cls.make({ to: 'a', subject: 's', meta: null });
     const error = await q.bulk([good, good, { command: good, encrypt: true }, good]).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(Error).with.property('message').that.includes('encrypt');
-    expect(await client.exists(`${prefix}queues:default`, `${prefix}queues:default:notify`)).to.equal(0);
+    expect(await redis.client.exists(`${redis.prefix}queues:default`, `${redis.prefix}queues:default:notify`)).to.equal(
+      0,
+    );
     // and the queue's connection was left usable (not inside a MULTI that never ends)
     await q.bulk([good]);
     await q.push(good);
-    expect(await client.llen(`${prefix}queues:default`)).to.equal(2);
+    expect(await redis.client.llen(`${redis.prefix}queues:default`)).to.equal(2);
   });
 
   it('encrypts a ShouldBeEncrypted command and decrypts it on pop', async function () {
@@ -177,7 +168,7 @@ describe('dispatching job objects from Node', function () {
       meta: { pan: '4242 4242 4242 4242' },
     });
     await q.push({ command, encrypt: true });
-    const [raw] = await client.lrange(`${prefix}queues:default`, 0, -1);
+    const [raw] = await redis.client.lrange(`${redis.prefix}queues:default`, 0, -1);
     expect(raw).to.not.include('4242');
     const job = await q.pop();
     expect(serialize(job!.command())).to.equal(serialize(command));

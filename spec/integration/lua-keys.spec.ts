@@ -4,16 +4,15 @@
 // issued touched: every one must be among the KEYS its caller passed, and those must be the queue's own
 // keys from lib/redis/keys.ts, as many as the script declares. The static twin is spec/unit/lua-keys.spec.ts.
 import { expect } from 'chai';
-import Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache';
 import { FakeClock } from '../../lib/clock';
-import { RedisQueue } from '../../lib/RedisQueue';
 import { HorizonKeys } from '../../lib/horizon/HorizonKeys';
 import { RedisMetricsRepository } from '../../lib/horizon/RedisMetricsRepository';
 import { DurationLimiter } from '../../lib/middleware/DurationLimiter';
 import { defineScripts, SCRIPTS, scriptSha, scriptSource, type ScriptName } from '../../lib/redis/scripts';
 import { CommandWatch, type WatchedCommand } from '../support/commandWatch';
-import { randomPrefix, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const NOW = 1795276770;
 const job = (n: number) =>
@@ -58,24 +57,18 @@ function scriptRuns(commands: WatchedCommand[]): ScriptRun[] {
 
 describe('Lua scripts touch only the KEYS their callers pass', function () {
   this.timeout(60000);
-  let port: number;
+  const redis = useRedisQueue();
   let watch: CommandWatch;
-  let raw: Redis;
 
-  before(async function () {
-    port = await requireRedis(this);
-    watch = await CommandWatch.on([port]);
-    raw = new Redis({ port, host: '127.0.0.1' });
+  before(async () => {
+    watch = await CommandWatch.on([redis.port]);
   });
-  after(() => {
-    watch?.stop();
-    raw?.disconnect();
-  });
+  after(() => watch?.stop());
 
   // The keys a command touches, as the server reads its arguments.
   async function keysOf(argv: string[]): Promise<string[]> {
     try {
-      return (await raw.call('COMMAND', 'GETKEYS', ...argv)) as string[];
+      return (await redis.client.call('COMMAND', 'GETKEYS', ...argv)) as string[];
     } catch (e) {
       if (/no key arguments|Invalid arguments/i.test((e as Error).message)) return [];
       throw e;
@@ -85,8 +78,8 @@ describe('Lua scripts touch only the KEYS their callers pass', function () {
   it("every script, run by its caller, touches only its declared KEYS: the queue's keys from keys.ts", async () => {
     const prefix = randomPrefix();
     const clock = new FakeClock(NOW * 1000);
-    const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, clock, laravel: 13, retryAfter: 90 });
-    const lockClient = new Redis({ port, host: '127.0.0.1' });
+    const q = redis.open({ prefix, clock, laravel: 13, retryAfter: 90 });
+    const lockClient = redis.connect();
     const cache = new RedisCacheStore({ connection: lockClient, prefix, laravel: 13, database: 0 });
     const horizonKeys = new HorizonKeys(`${prefix}horizon:`);
     const horizonMetrics = new RedisMetricsRepository(horizonKeys);

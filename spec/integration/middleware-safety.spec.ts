@@ -2,47 +2,32 @@
 // with a reason naming the middleware class, or released for a PHP worker, as the unknown-jobs policy
 // says; only a class the user lists in `middleware.ignore` is left out.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
 import { Handlers } from '../../lib/handlers/Handlers';
 import { phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const EnsureTenant = phpClass('App\\Jobs\\Middleware\\EnsureTenant', { tenant: 'public' });
 const FutureLaravel = phpClass('Illuminate\\Queue\\Middleware\\SomethingNew', { key: 'public' });
 
 describe('Job middleware larq cannot run', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
-  let prefix: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('mw', 'all');
   let queue: RedisQueue;
   let failed: FileFailedJobProvider;
   let ran: number;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-mw-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(() => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90 });
-    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+    queue = redis.open({ laravel: 8, retryAfter: 90 });
+    failed = new FileFailedJobProvider(join(temp.path, `${redis.prefix}failed.json`));
     ran = 0;
   });
-  afterEach(async () => queue.close());
 
   function handlers(options: ConstructorParameters<typeof Handlers>[0] = {}): Handlers {
     return new Handlers(options).object('App\\Jobs\\ChainStep', () => void ran++);
@@ -89,7 +74,7 @@ describe('Job middleware larq cannot run', function () {
     await run(handlers({ middleware: { ignore: ['App\\Jobs\\Middleware\\EnsureTenant'] } }));
     expect(ran).to.equal(1);
     expect(await failed.all()).to.deep.equal([]);
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
   });
 
   it('adds the classes useMiddleware() ignores (larq work --ignore-middleware) to those the module declared', async function () {

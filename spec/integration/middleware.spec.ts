@@ -2,10 +2,7 @@
 // Laravel's keys, and what each does to the attempt (run, release, delete, fail), as CallQueuedHandler
 // and each middleware's handle() do it.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
@@ -16,7 +13,8 @@ import { phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { xxh128 } from '../../lib/features/xxh128';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 // The shapes 13.26 serializes (public and protected properties in declaration order).
 export const laravelMiddleware = {
@@ -82,31 +80,24 @@ const overlap = (key: string, more: Record<string, unknown> = {}) =>
 
 describe('Job middleware on Redis', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
-  let prefix: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('mw', 'all');
   let queue: RedisQueue;
   let cache: RedisCacheStore;
   let failed: FileFailedJobProvider;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-mw-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(() => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 13, retryAfter: 90 });
-    cache = new RedisCacheStore({ connection: { port }, prefix, cachePrefix: 'app-cache-', database: 0, laravel: 13 });
-    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+    queue = redis.open({ laravel: 13, retryAfter: 90 });
+    cache = new RedisCacheStore({
+      connection: { port: redis.port },
+      prefix: redis.prefix,
+      cachePrefix: 'app-cache-',
+      database: 0,
+      laravel: 13,
+    });
+    failed = new FileFailedJobProvider(join(temp.path, `${redis.prefix}failed.json`));
   });
   afterEach(async () => {
-    await queue.close();
     await cache.close();
   });
 
@@ -125,20 +116,20 @@ describe('Job middleware on Redis', function () {
   }
 
   describe('WithoutOverlapping', function () {
-    const lockKey = () => `${prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:order-7`;
+    const lockKey = () => `${redis.prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:order-7`;
 
     it("holds Laravel's lock key while the handler runs, then releases it", async function () {
       await queue.push(ChainStep.make({ step: 1, middleware: [overlap('order-7')] }));
       const seen: (string | null)[] = [];
-      await run(handlers(async () => void seen.push(await client.get(lockKey()))));
+      await run(handlers(async () => void seen.push(await redis.client.get(lockKey()))));
       expect(seen).to.have.length(1);
       expect(seen[0]).to.match(/^[A-Za-z0-9]{16}$/);
-      expect(await client.exists(lockKey())).to.equal(0);
+      expect(await redis.client.exists(lockKey())).to.equal(0);
       expect(await queue.size()).to.equal(0);
     });
 
     it('releases a job that finds the lock taken, due now, as a new attempt, without running it', async function () {
-      await client.set(lockKey(), 'php-worker-owner');
+      await redis.client.set(lockKey(), 'php-worker-owner');
       await queue.push(ChainStep.make({ step: 1, middleware: [overlap('order-7')] }));
       let ran = 0;
       await run(
@@ -148,12 +139,12 @@ describe('Job middleware on Redis', function () {
       expect(ran).to.equal(0);
       const [delayed] = await queue.delayedJobs();
       expect(delayed.attempts).to.equal(1);
-      expect(await client.get(lockKey())).to.equal('php-worker-owner'); // only the owner releases
+      expect(await redis.client.get(lockKey())).to.equal('php-worker-owner'); // only the owner releases
       expect(await failed.all()).to.deep.equal([]);
     });
 
     it('deletes it instead under dontRelease (releaseAfter null): no failure', async function () {
-      await client.set(lockKey(), 'php-worker-owner');
+      await redis.client.set(lockKey(), 'php-worker-owner');
       await queue.push(ChainStep.make({ step: 1, middleware: [overlap('order-7', { releaseAfter: null })] }));
       let ran = 0;
       await run(handlers(() => void ran++));
@@ -165,17 +156,19 @@ describe('Job middleware on Redis', function () {
     it('sets expireAfter as the lock TTL, shares the key under shared(), and hashes a display name', async function () {
       const ttl: number[] = [];
       await queue.push(ChainStep.make({ step: 1, middleware: [overlap('k', { expiresAfter: 120, shareKey: true })] }));
-      await run(handlers(async () => void ttl.push(await client.ttl(`${prefix}app-cache-laravel-queue-overlap:k`))));
+      await run(
+        handlers(async () => void ttl.push(await redis.client.ttl(`${redis.prefix}app-cache-laravel-queue-overlap:k`))),
+      );
       expect(ttl).to.have.length(1);
       expect(ttl[0]).to.be.within(119, 120);
 
       const seen: number[] = [];
-      const hashed = `${prefix}app-cache-laravel-queue-overlap:${await xxh128('Nightly report')}:k`;
+      const hashed = `${redis.prefix}app-cache-laravel-queue-overlap:${await xxh128('Nightly report')}:k`;
       await queue.push({
         command: ChainStep.make({ step: 2, middleware: [overlap('k')] }),
         displayName: 'Nightly report',
       });
-      await run(handlers(async () => void seen.push(await client.exists(hashed))));
+      await run(handlers(async () => void seen.push(await redis.client.exists(hashed))));
       expect(seen).to.deep.equal([1]);
     });
 
@@ -184,7 +177,9 @@ describe('Job middleware on Redis', function () {
       const seen: (string | null)[] = [];
       const h = handlers(
         async () =>
-          void seen.push(await client.get(`${prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:42`)),
+          void seen.push(
+            await redis.client.get(`${redis.prefix}app-cache-laravel-queue-overlap:App\\Jobs\\ChainStep:42`),
+          ),
         {
           middleware: [withoutOverlapping((c) => String(c.step))],
         },
@@ -292,9 +287,9 @@ describe('Job middleware on Redis', function () {
         2,
       );
       expect(ran).to.deep.equal([1]);
-      const key = `${prefix}app-cache-${md5('backupssite-1')}`;
-      expect(await client.get(key)).to.equal('1');
-      expect(Number(await client.get(`${key}:timer`))).to.be.within(now + 60, now + 61);
+      const key = `${redis.prefix}app-cache-${md5('backupssite-1')}`;
+      expect(await redis.client.get(key)).to.equal('1');
+      expect(Number(await redis.client.get(`${key}:timer`))).to.be.within(now + 60, now + 61);
       const [delayed] = await queue.delayedJobs();
       expect(delayed.attempts).to.equal(1);
       expect(delayed.availableAt! - now).to.be.within(62, 64); // availableIn + 3
@@ -312,7 +307,7 @@ describe('Job middleware on Redis', function () {
         ),
       );
       expect(ran).to.deep.equal([1]); // the second is deleted (dontRelease), not failed
-      expect(await client.get(`${prefix}app-cache-${md5('backupssite-1')}`)).to.equal('1');
+      expect(await redis.client.get(`${redis.prefix}app-cache-${md5('backupssite-1')}`)).to.equal('1');
       expect(await queue.size()).to.equal(0);
       expect(await failed.all()).to.deep.equal([]);
     });
@@ -345,11 +340,11 @@ describe('Job middleware on Redis', function () {
       await queue.push(ChainStep.make({ step: 2, middleware: [rl()] }));
       const ran: unknown[] = [];
       await run(
-        handlers((c) => void ran.push(c.step), {}, { limiters, redis: { client, prefix } }),
+        handlers((c) => void ran.push(c.step), {}, { limiters, redis: { client: redis.client, prefix: redis.prefix } }),
         2,
       );
       expect(ran).to.deep.equal([1]);
-      const hash = await client.hgetall(`${prefix}${md5('backupssite-1')}`);
+      const hash = await redis.client.hgetall(`${redis.prefix}${md5('backupssite-1')}`);
       expect(Number(hash.end) - Number(hash.start)).to.equal(60);
       expect(hash.count).to.equal('2');
       const [delayed] = await queue.delayedJobs();
@@ -357,7 +352,7 @@ describe('Job middleware on Redis', function () {
     });
 
     it('ThrottlesExceptions swallows the exception, releases after backoff minutes, and stops running the job past maxAttempts', async function () {
-      const key = `${prefix}app-cache-laravel_throttles_exceptions:${await xxh128('App\\Jobs\\ChainStep')}`;
+      const key = `${redis.prefix}app-cache-laravel_throttles_exceptions:${await xxh128('App\\Jobs\\ChainStep')}`;
       for (let i = 0; i < 3; i++)
         await queue.push({
           command: ChainStep.make({ step: i, middleware: [throttle('ThrottlesExceptions', { retryAfterMinutes: 2 })] }),
@@ -379,7 +374,7 @@ describe('Job middleware on Redis', function () {
       await worker.daemon('default');
       expect(ran).to.equal(2);
       expect(exceptions).to.deep.equal([]);
-      expect(await client.get(key)).to.equal('2');
+      expect(await redis.client.get(key)).to.equal('2');
       const delays = (await queue.delayedJobs()).map((j) => j.availableAt! - now).sort((a, b) => a - b);
       expect(delays[0]).to.be.within(120, 121);
       expect(delays[1]).to.be.within(120, 121);

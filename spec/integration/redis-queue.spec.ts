@@ -2,7 +2,6 @@
 // options, and the quarantine of payloads Laravel's pop would lose.
 import { expect } from 'chai';
 import { connect, createServer, type Socket } from 'net';
-import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { BulkPartlyPushedError, InvalidOptionError, InvalidPayloadError } from '../../lib/errors';
 import { phpClass } from '../../lib/php/builder';
@@ -10,16 +9,8 @@ import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { KeySpace, laravelPrefix, queueKey } from '../../lib/redis/keys';
 import { slug } from '../../lib/support/Str';
 import { scriptSha, scriptSource } from '../../lib/redis/scripts';
-import {
-  commandCalls,
-  countingRelay,
-  dumpKeys,
-  freePort,
-  monitorCaughtUp,
-  randomPrefix,
-  rawClient,
-  requireRedis,
-} from '../support/redis';
+import { commandCalls, countingRelay, dumpKeys, freePort, monitorCaughtUp, rawClient } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 import { quarantinedPayloads } from '../support/quarantine';
 
 const NOW = 1795276770;
@@ -35,48 +26,31 @@ const job = (n: number, extra: Record<string, unknown> = {}) =>
   });
 
 describe('RedisQueue (integration)', function () {
-  let port: number;
-  let client: Redis;
-  let prefix: string;
   let clock: FakeClock;
-  const opened: RedisQueue[] = [];
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(async () => client?.quit());
+  const redis = useRedisQueue(() => ({ clock, retryAfter: 90 }));
   beforeEach(() => {
-    prefix = randomPrefix();
     clock = new FakeClock(NOW * 1000);
   });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((q) => q.close()));
-  });
 
-  function open(options: RedisQueueOptions = {}): RedisQueue {
-    const q = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, clock, retryAfter: 90, ...options });
-    opened.push(q);
-    return q;
-  }
-  const key = (suffix = '') => `${prefix}queues:default${suffix}`;
-  const list = (k: string) => client.lrange(k, 0, -1);
+  const open = (options: RedisQueueOptions = {}): RedisQueue => redis.open(options);
+  const key = (suffix = '') => `${redis.prefix}queues:default${suffix}`;
+  const list = (k: string) => redis.client.lrange(k, 0, -1);
 
   describe('migration', () => {
     it('moves due delayed jobs in score order to the tail, one notify token each', async () => {
       const q = open();
-      await client.rpush(key(), 'head');
-      await client.zadd(key(':delayed'), NOW - 1, 'b', NOW - 5, 'a', NOW, 'c', NOW + 1, 'later');
+      await redis.client.rpush(key(), 'head');
+      await redis.client.zadd(key(':delayed'), NOW - 1, 'b', NOW - 5, 'a', NOW, 'c', NOW + 1, 'later');
       expect(await q.migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['a', 'b', 'c']);
       expect(await list(key())).to.deep.equal(['head', 'a', 'b', 'c']);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
-      expect(await client.zrange(key(':delayed'), 0, -1)).to.deep.equal(['later']);
+      expect(await redis.client.zrange(key(':delayed'), 0, -1)).to.deep.equal(['later']);
     });
 
     it('pop migrates delayed before reserved, then reserves the head', async () => {
       const q = open();
-      await client.zadd(key(':reserved'), NOW - 1, job(2, { attempts: 1 }));
-      await client.zadd(key(':delayed'), NOW - 1, job(1));
+      await redis.client.zadd(key(':reserved'), NOW - 1, job(2, { attempts: 1 }));
+      await redis.client.zadd(key(':delayed'), NOW - 1, job(1));
       const popped = (await q.pop())!;
       expect(popped.getJobId()).to.equal('id1');
       expect(await list(key())).to.deep.equal([job(2, { attempts: 1 })]);
@@ -85,7 +59,7 @@ describe('RedisQueue (integration)', function () {
     });
 
     it('honours migrationBatchSize: 0 moves nothing, 2 moves two, -1 moves all', async () => {
-      await client.zadd(key(':delayed'), ...[1, 2, 3, 4, 5].flatMap((n) => [NOW - 10 + n, `m${n}`]));
+      await redis.client.zadd(key(':delayed'), ...[1, 2, 3, 4, 5].flatMap((n) => [NOW - 10 + n, `m${n}`]));
       expect(
         await open({ migrationBatchSize: 0 }).migrateExpiredJobs('queues:default:delayed', 'queues:default'),
       ).to.deep.equal([]);
@@ -96,21 +70,21 @@ describe('RedisQueue (integration)', function () {
         await open({ migrationBatchSize: -1 }).migrateExpiredJobs('queues:default:delayed', 'queues:default'),
       ).to.deep.equal(['m3', 'm4', 'm5']);
       expect(await list(key())).to.deep.equal(['m1', 'm2', 'm3', 'm4', 'm5']);
-      expect(await client.llen(key(':notify'))).to.equal(5);
+      expect(await redis.client.llen(key(':notify'))).to.equal(5);
     });
 
     it('moves more than 100 members (chunked RPUSH) in order, with one token per member', async () => {
       const members = Array.from({ length: 250 }, (_, i) => `m${String(i).padStart(3, '0')}`);
-      await client.zadd(key(':delayed'), ...members.flatMap((m) => [NOW - 1, m]));
+      await redis.client.zadd(key(':delayed'), ...members.flatMap((m) => [NOW - 1, m]));
       expect(await open().migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.have.length(250);
       expect(await list(key())).to.deep.equal(members);
-      expect(await client.llen(key(':notify'))).to.equal(250);
-      expect(await client.exists(key(':delayed'))).to.equal(0);
+      expect(await redis.client.llen(key(':notify'))).to.equal(250);
+      expect(await redis.client.exists(key(':delayed'))).to.equal(0);
     });
 
     it('never migrates reserved jobs when retryAfter is null', async () => {
       const q = open({ retryAfter: null });
-      await client.zadd(key(':reserved'), NOW - 1000, job(1, { attempts: 1 }));
+      await redis.client.zadd(key(':reserved'), NOW - 1000, job(1, { attempts: 1 }));
       expect(await q.pop()).to.equal(null);
       expect(await q.reservedSize()).to.equal(1);
       expect(await q.pendingSize()).to.equal(0);
@@ -130,7 +104,7 @@ describe('RedisQueue (integration)', function () {
   });
 
   describe('blocking pops', () => {
-    it('blocks on :notify and wakes up on a push from another client', async () => {
+    it('blocks on :notify and wakes up on a push from another redis.client', async () => {
       const q = open({ blockFor: 5 });
       const started = Date.now();
       const popping = q.pop();
@@ -139,7 +113,7 @@ describe('RedisQueue (integration)', function () {
       const popped = await popping;
       expect(popped!.getJobId()).to.equal('id1');
       expect(Date.now() - started).to.be.lessThan(3000);
-      expect(await client.exists(key(':notify'))).to.equal(0);
+      expect(await redis.client.exists(key(':notify'))).to.equal(0);
     });
 
     it('blocks for blockFor seconds at most, then returns null', async () => {
@@ -178,10 +152,10 @@ describe('RedisQueue (integration)', function () {
     it('a pop woken by a push asks Redis nothing more: its pop went out behind the BLPOP', async () => {
       // From push to job in one round trip instead of two: the pop waits in the blocking connection's
       // input, Redis runs it as soon as BLPOP takes the token, and both replies come back together.
-      const relay = await countingRelay(port);
+      const relay = await countingRelay(redis.port);
       const q = new RedisQueue({
         connection: { host: '127.0.0.1', port: relay.port },
-        prefix,
+        prefix: redis.prefix,
         clock,
         retryAfter: 90,
         blockFor: 5,
@@ -193,7 +167,7 @@ describe('RedisQueue (integration)', function () {
         await open().pushRaw(job(1));
         expect((await popping)!.getJobId()).to.equal('id1');
         expect(relay.sent() - before, 'bytes larq sent after the push').to.equal(0);
-        expect(await client.zcard(key(':reserved'))).to.equal(1);
+        expect(await redis.client.zcard(key(':reserved'))).to.equal(1);
       } finally {
         await q.close();
         await relay.close();
@@ -207,9 +181,9 @@ describe('RedisQueue (integration)', function () {
       const q = open({ blockFor: 0.5 });
       const popping = q.pop();
       await new Promise((r) => setTimeout(r, 200));
-      await client.rpush(key(), job(1));
+      await redis.client.rpush(key(), job(1));
       expect((await popping)?.getJobId()).to.equal('id1');
-      expect(await client.zcard(key(':reserved'))).to.equal(1);
+      expect(await redis.client.zcard(key(':reserved'))).to.equal(1);
       expect(await list(key())).to.deep.equal([]);
     });
 
@@ -222,7 +196,7 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size(); // on the same connection as the correction, so after it
-      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+      expect(await redis.client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
         popped.getReservedJob(),
         String(NOW + 3 + 90),
       ]);
@@ -236,7 +210,7 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size();
-      expect(await client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+      expect(await redis.client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
         popped.getReservedJob(),
         String(NOW + 2),
       ]);
@@ -245,7 +219,7 @@ describe('RedisQueue (integration)', function () {
     it('a wait longer than half of retryAfter goes out as BLPOPs that long at most, and still lasts blockFor', async () => {
       // A pop sent with a BLPOP carries the expiry of the second it was sent in: cut this way, that
       // expiry is still in the future whenever the pop runs.
-      const blpops = () => commandCalls(client, 'blpop');
+      const blpops = () => commandCalls(redis.client, 'blpop');
       const before = await blpops();
       const started = Date.now();
       expect(await open({ blockFor: 2.5, retryAfter: 2 }).pop()).to.equal(null);
@@ -271,7 +245,7 @@ describe('RedisQueue (integration)', function () {
         3, 1, 1, 1,
       ]);
       expect(await q.clear()).to.equal(3);
-      expect(await dumpKeys(client, prefix)).to.deep.equal({});
+      expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal({});
     });
 
     it('lists pending, delayed and reserved jobs with their scores', async () => {
@@ -279,7 +253,7 @@ describe('RedisQueue (integration)', function () {
       await q.pushRaw(job(1, { createdAt: NOW }));
       await q.pushRaw('not json');
       await q.laterRaw(30, job(2));
-      await client.zadd(key(':reserved'), NOW + 90, job(3, { attempts: 2 }));
+      await redis.client.zadd(key(':reserved'), NOW + 90, job(3, { attempts: 2 }));
       expect(await q.pendingJobs()).to.deep.equal([
         {
           uuid: 'u1',
@@ -323,7 +297,7 @@ describe('RedisQueue (integration)', function () {
     });
   });
 
-  describe('keys and prefix', () => {
+  describe('keys and redis.prefix', () => {
     it('derives Laravel prefixes', () => {
       expect(laravelPrefix('Laravel', 8)).to.equal('laravel_database_');
       expect(laravelPrefix('Laravel', 12)).to.equal('laravel_database_');
@@ -355,11 +329,11 @@ describe('RedisQueue (integration)', function () {
       const q = open({ laravel: 13, cluster: true });
       await q.pushRaw(job(1));
       await q.pushRaw(job(2), '{x}y');
-      expect(Object.keys(await dumpKeys(client, prefix))).to.deep.equal([
-        `${prefix}queues:{default}`,
-        `${prefix}queues:{default}:notify`,
-        `${prefix}queues:{x}y`,
-        `${prefix}queues:{x}y:notify`,
+      expect(Object.keys(await dumpKeys(redis.client, redis.prefix))).to.deep.equal([
+        `${redis.prefix}queues:{default}`,
+        `${redis.prefix}queues:{default}:notify`,
+        `${redis.prefix}queues:{x}y`,
+        `${redis.prefix}queues:{x}y:notify`,
       ]);
       expect((await q.pop())!.getQueue()).to.equal('default');
     });
@@ -385,12 +359,12 @@ describe('RedisQueue (integration)', function () {
           .to.contain('"default"')
           .and.contain(key(':larq:invalid'));
         expect((error as InvalidPayloadError).payload).to.equal(payload);
-        expect(await quarantinedPayloads(client, key(':larq:invalid'))).to.deep.equal([payload]);
+        expect(await quarantinedPayloads(redis.client, key(':larq:invalid'))).to.deep.equal([payload]);
         expect(await list(key(':notify'))).to.deep.equal(['1']);
         expect(await list(key())).to.deep.equal([job(2)]);
         expect(await q.reservedSize()).to.equal(0);
         expect((await q.pop())!.getJobId()).to.equal('id2');
-        expect(await client.exists(key(':notify'))).to.equal(0);
+        expect(await redis.client.exists(key(':notify'))).to.equal(0);
       });
     }
   });
@@ -402,20 +376,20 @@ describe('RedisQueue (integration)', function () {
     expect(JSON.parse(popped.getReservedJob())).to.deep.equal({ attempts: 1, id: 'h' }); // key order is cjson's
     expect([popped.attempts(), popped.getJobId()]).to.deep.equal([1, null]);
     await popped.delete();
-    expect(await dumpKeys(client, prefix)).to.deep.equal({});
+    expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal({});
   });
 
   describe('commands on the wire (MONITOR)', () => {
     // Every command the server runs under our prefix, scripts' inner commands included, lower-cased.
     async function record(action: () => Promise<unknown>): Promise<string[]> {
-      const monitor = await rawClient(port).monitor();
+      const monitor = await rawClient(redis.port).monitor();
       const seen: string[] = [];
       monitor.on('monitor', (_time: string, args: string[]) => {
-        if (args.some((a) => a.startsWith(prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase()))
+        if (args.some((a) => a.startsWith(redis.prefix)) || ['multi', 'exec'].includes(args[0].toLowerCase()))
           seen.push(args[0].toLowerCase());
       });
       await action();
-      await monitorCaughtUp(monitor, client);
+      await monitorCaughtUp(monitor, redis.client);
       monitor.disconnect();
       // EVAL or EVALSHA depends on whether ioredis already sent the script on this socket.
       return seen.filter((c) => c !== 'ping').map((c) => (c === 'evalsha' ? 'eval' : c));
@@ -463,16 +437,19 @@ describe('RedisQueue (integration)', function () {
       await q.pushRaw(job(1));
       await q.laterRaw(10, job(0)); // both scripts are on the server from here on
       expect(
-        await client.script('EXISTS', scriptSha(scriptSource('push')), scriptSha(scriptSource('later'))),
+        await redis.client.script('EXISTS', scriptSha(scriptSource('push')), scriptSha(scriptSource('later'))),
       ).to.deep.equal([1, 1]);
-      const [evalshaBefore, evalBefore] = [await commandCalls(client, 'evalsha'), await commandCalls(client, 'eval')];
+      const [evalshaBefore, evalBefore] = [
+        await commandCalls(redis.client, 'evalsha'),
+        await commandCalls(redis.client, 'eval'),
+      ];
       await q.pushRaw(job(2));
       await q.laterRaw(10, job(3));
       expect([
-        (await commandCalls(client, 'evalsha')) - evalshaBefore,
-        (await commandCalls(client, 'eval')) - evalBefore,
+        (await commandCalls(redis.client, 'evalsha')) - evalshaBefore,
+        (await commandCalls(redis.client, 'eval')) - evalBefore,
       ]).to.deep.equal([2, 0]);
-      await client.script('FLUSH');
+      await redis.client.script('FLUSH');
       // Redis refuses the SHA without running anything; the call is made again with the script's text.
       const seen = await record(async () => {
         await q.pushRaw(job(4));
@@ -481,12 +458,12 @@ describe('RedisQueue (integration)', function () {
       expect(seen).to.deep.equal(['eval', 'eval', 'rpush', 'rpush', 'eval', 'eval', 'zadd']);
       expect(await list(key())).to.deep.equal([job(1), job(2), job(4)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
-      expect(await client.zrange(key(':delayed'), 0, -1)).to.deep.equal([job(0), job(3), job(5)]);
+      expect(await redis.client.zrange(key(':delayed'), 0, -1)).to.deep.equal([job(0), job(3), job(5)]);
     });
 
     it("push rejects with Redis' own error when the script fails, and sends it once", async () => {
       const q = open();
-      await client.set(key(), 'not a list');
+      await redis.client.set(key(), 'not a list');
       const seen = await record(() => q.pushRaw(job(1)).catch((e: Error) => e));
       expect(seen).to.deep.equal(['eval', 'rpush']);
       const error = await q.pushRaw(job(1)).catch((e: Error) => e);
@@ -511,7 +488,7 @@ describe('RedisQueue (integration)', function () {
       expect(seen.slice(1, -1)).to.deep.equal(new Array<string>(pairs * 2).fill('rpush'));
       expect(pairs).to.be.within(Math.floor(bytes / (256 * 1024)), Math.ceil(bytes / (256 * 1024)));
       expect(await list(key())).to.deep.equal(payloads);
-      expect(await client.llen(key(':notify'))).to.equal(300);
+      expect(await redis.client.llen(key(':notify'))).to.equal(300);
     });
 
     it('bulk whose entry throws after chunks went out discards them: the queue is untouched and the connection still works', async () => {
@@ -524,19 +501,19 @@ describe('RedisQueue (integration)', function () {
       jobs.push({} as never); // neither a job object nor a string job: refused when its turn comes
       const error = await q.bulk(jobs).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(InvalidOptionError);
-      expect(await client.exists(key(), key(':notify'))).to.equal(0);
+      expect(await redis.client.exists(key(), key(':notify'))).to.equal(0);
       await q.pushRaw(job(1)); // not swallowed by a MULTI left open
       expect(await list(key())).to.deep.equal([job(1)]);
       expect(await q.size()).to.equal(1);
     });
 
     it('bulkRaw on a connection not ready yet still sends one MULTI (through the offline queue) and leaves the same state', async () => {
-      const q = open({ connection: { port, lazyConnect: true } });
+      const q = open({ connection: { port: redis.port, lazyConnect: true } });
       const entries = [job(1), { payload: job(2), delay: 10 }, job(3)];
       expect(await q.bulkRaw(entries)).to.deep.equal(['id1', 'id2', 'id3']);
       expect(await list(key())).to.deep.equal([job(1), job(3)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1']);
-      expect(await client.zrange(key(':delayed'), 0, -1, 'WITHSCORES')).to.deep.equal([job(2), String(NOW + 10)]);
+      expect(await redis.client.zrange(key(':delayed'), 0, -1, 'WITHSCORES')).to.deep.equal([job(2), String(NOW + 10)]);
     });
 
     it('bulkRaw whose connection drops after MULTI answered fails whole: ioredis does not resend the rest outside a MULTI', async () => {
@@ -546,7 +523,7 @@ describe('RedisQueue (integration)', function () {
       let armed = false;
       const sockets: Socket[] = [];
       const relay = createServer((inbound) => {
-        const outbound = connect(port, '127.0.0.1');
+        const outbound = connect(redis.port, '127.0.0.1');
         sockets.push(inbound, outbound);
         for (const s of [inbound, outbound]) s.on('error', () => undefined);
         let cut = false;
@@ -577,7 +554,7 @@ describe('RedisQueue (integration)', function () {
         await q.pushRaw(job(5)); // the reconnected connection works, in no MULTI
         expect(await list(key())).to.deep.equal([job(5)]);
         expect(await list(key(':notify'))).to.deep.equal(['1']);
-        expect(await client.exists(key(':delayed'))).to.equal(0);
+        expect(await redis.client.exists(key(':delayed'))).to.equal(0);
       } finally {
         for (const s of sockets) s.destroy();
         await new Promise((r) => relay.close(r));
@@ -587,22 +564,22 @@ describe('RedisQueue (integration)', function () {
     it('bulkRaw reports the reason Redis refused a queued command, not a bare EXECABORT', async () => {
       const q = open();
       await q.size();
-      await client.config('SET', 'maxmemory', '1');
+      await redis.client.config('SET', 'maxmemory', '1');
       try {
         const error = (await q.bulkRaw([job(1), job(2)]).catch((e: unknown) => e)) as Error;
         expect(error).to.be.instanceOf(Error);
         expect(error.message).to.match(/OOM/);
       } finally {
-        await client.config('SET', 'maxmemory', '0');
+        await redis.client.config('SET', 'maxmemory', '0');
       }
-      expect(await client.exists(key())).to.equal(0);
+      expect(await redis.client.exists(key())).to.equal(0);
       await q.pushRaw(job(3));
       expect(await list(key())).to.deep.equal([job(3)]);
     });
 
     it('bulk that Redis ran in part (WRONGTYPE on :delayed during EXEC) rejects naming exactly the entries that landed', async () => {
       const q = open();
-      await client.set(key(':delayed'), 'not a sorted set');
+      await redis.client.set(key(':delayed'), 'not a sorted set');
       const error = (await q
         .bulkRaw([job(1), { payload: job(2), delay: 60 }, job(3)])
         .catch((e: unknown) => e)) as BulkPartlyPushedError;
@@ -622,10 +599,10 @@ describe('RedisQueue (integration)', function () {
         if (typeof e === 'string') await one.pushRaw(e);
         else await one.laterRaw(e.delay, e.payload);
       }
-      const before = await dumpKeys(client, prefix);
-      await client.del(...Object.keys(before));
+      const before = await dumpKeys(redis.client, redis.prefix);
+      await redis.client.del(...Object.keys(before));
       await open().bulkRaw(entries);
-      expect(await dumpKeys(client, prefix)).to.deep.equal(before);
+      expect(await dumpKeys(redis.client, redis.prefix)).to.deep.equal(before);
       expect(await list(key())).to.deep.equal([job(1), job(2), job(4), job(1)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1', '1']);
     });
@@ -654,10 +631,10 @@ describe('RedisQueue (integration)', function () {
         ['lazy', { lazyConnect: true }],
         ['auto', { enableAutoPipelining: true }],
       ] as const) {
-        const q = open({ connection: { port, host: '127.0.0.1', ...extra } });
+        const q = open({ connection: { port: redis.port, host: '127.0.0.1', ...extra } });
         await Promise.all([q.pushRaw(job(1), name), q.laterRaw(5, job(2), name), q.pushRaw(job(3), name)]);
-        expect(await list(`${prefix}queues:${name}`), name).to.deep.equal([job(1), job(3)]);
-        expect(await client.zrange(`${prefix}queues:${name}:delayed`, 0, -1), name).to.deep.equal([job(2)]);
+        expect(await list(`${redis.prefix}queues:${name}`), name).to.deep.equal([job(1), job(3)]);
+        expect(await redis.client.zrange(`${redis.prefix}queues:${name}:delayed`, 0, -1), name).to.deep.equal([job(2)]);
       }
     });
 
@@ -679,9 +656,9 @@ describe('RedisQueue (integration)', function () {
       }
     });
 
-    it('uses a client the caller owns and leaves it open on close()', async () => {
-      const own = rawClient(port);
-      const q = new RedisQueue({ connection: own, prefix, clock, blockFor: 0.1 });
+    it('uses a redis.client the caller owns and leaves it open on close()', async () => {
+      const own = rawClient(redis.port);
+      const q = new RedisQueue({ connection: own, prefix: redis.prefix, clock, blockFor: 0.1 });
       await q.pushRaw(job(1));
       expect(await q.pop()).to.not.equal(null);
       expect(await q.pop()).to.equal(null); // blocked briefly on larq's own duplicate connection
@@ -695,7 +672,7 @@ describe('RedisQueue (integration)', function () {
       const ids = await open().bulkRaw(payloads);
       expect(ids).to.deep.equal(payloads.map((_, i) => `id${i}`));
       expect(await list(key())).to.deep.equal(payloads);
-      expect(await client.llen(key(':notify'))).to.equal(2500);
+      expect(await redis.client.llen(key(':notify'))).to.equal(2500);
     });
 
     it('bulkRaw is one MULTI: all payloads land, ids come back in order', async () => {

@@ -3,47 +3,41 @@
 // policy), after its other job in flight finished, and says so at start-up and at the end.
 import { expect } from 'chai';
 import { spawn } from 'child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const ROOT = join(__dirname, '..', '..');
 
 describe('larq work with a hung handler', function () {
   this.timeout(60000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('hung', 'all');
   let cli: CompiledCli | undefined;
 
   before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-hung-'));
     cli = compileCli(['spec/support/cli/hungHandlers.ts']);
   });
   after(() => {
-    client?.disconnect();
     cli?.remove();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('exits with status 1 within timeout + grace, after the other job in flight finished', async function () {
     const prefix = randomPrefix();
-    const env = join(dir, `${prefix}.env`);
-    const out = join(dir, `${prefix}.out`);
+    const env = join(temp.path, `${prefix}.env`);
+    const out = join(temp.path, `${prefix}.out`);
     writeFileSync(
       env,
       [
         'APP_NAME="My Shop"',
         'QUEUE_CONNECTION=redis',
         'REDIS_HOST=127.0.0.1',
-        `REDIS_PORT=${port}`,
+        `REDIS_PORT=${redis.port}`,
         `REDIS_PREFIX=${prefix}`,
         'QUEUE_FAILED_DRIVER=null',
         'CACHE_STORE=array',
@@ -51,7 +45,7 @@ describe('larq work with a hung handler', function () {
       ].join('\n'),
     );
     writeFileSync(out, '');
-    const queue = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
+    const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: 13 });
     await queue.push(ChainStep.make({ step: 1 })); // hangs
     await queue.push({ command: ChainStep.make({ step: 2 }), timeout: 20 }); // running until after the hung one's timeout
     await queue.close();
@@ -97,6 +91,6 @@ describe('larq work with a hung handler', function () {
     expect(stdout).to.match(/ChainStep \.+ [\d.]+s DONE/);
     expect(stderr).to.match(/ChainStep \(attempt 1\) is still running 5 s after its timeout/);
     // The hung attempt (not its last try) stays reserved, as a killed Laravel worker leaves it, and comes back after retry_after.
-    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+    expect(await redis.client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
   });
 });

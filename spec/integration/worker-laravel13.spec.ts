@@ -2,10 +2,7 @@
 // `queue:pause --all` (13.25+), `JobReleased` after a handler released its job (13.26+), and `fail()`
 // without an exception, whose `failed` hook gets null as PHP's `failed(null)` does (all versions).
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { globalPausedKey } from '../../lib/cache/signals';
 import { createWorker } from '../../lib/createWorker';
@@ -15,35 +12,28 @@ import type { LaravelVersion } from '../../lib/LaravelLine';
 import { RedisQueue } from '../../lib/RedisQueue';
 import type { WorkerOptions } from '../../lib/WorkerOptions';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 describe('Worker: Laravel 13 rules on Redis', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
-  let prefix: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('worker13', 'all');
   let queue: RedisQueue;
   let cache: RedisCacheStore;
   let failed: FileFailedJobProvider;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-worker13-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(() => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: '13.26', retryAfter: 90 });
-    cache = new RedisCacheStore({ connection: { port, host: '127.0.0.1' }, database: 0, prefix, laravel: 13 });
-    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+    queue = redis.open({ laravel: '13.26', retryAfter: 90 });
+    cache = new RedisCacheStore({
+      connection: { port: redis.port, host: '127.0.0.1' },
+      database: 0,
+      prefix: redis.prefix,
+      laravel: 13,
+    });
+    failed = new FileFailedJobProvider(join(temp.path, `${redis.prefix}failed.json`));
   });
   afterEach(async () => {
-    await queue.close();
     await cache.close();
   });
 
@@ -62,7 +52,7 @@ describe('Worker: Laravel 13 rules on Redis', function () {
       await queue.push(ChainStep.make({ step: 2 }), 'low');
       // what QueueManager::pauseAll() stores: true, forever (`b:1;` under the cache prefix)
       await cache.forever(globalPausedKey, true);
-      expect(await client.get(cache.key(globalPausedKey))).to.equal('b:1;');
+      expect(await redis.client.get(cache.key(globalPausedKey))).to.equal('b:1;');
       const ran: unknown[] = [];
       const handlers = new Handlers().object('App\\Jobs\\ChainStep', (c) => void ran.push(c.step));
       expect((await worker(handlers).daemon('default,low')).reason).to.equal('empty');
@@ -77,7 +67,7 @@ describe('Worker: Laravel 13 rules on Redis', function () {
 
     it('is not read for a peer older than 13.25, whose workers never read it', async function () {
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, laravel: '13.24', retryAfter: 90 });
+      queue = redis.open({ laravel: '13.24', retryAfter: 90 });
       await queue.push(ChainStep.make({ step: 1 }));
       await cache.forever(globalPausedKey, true);
       const ran: unknown[] = [];
@@ -115,7 +105,7 @@ describe('Worker: Laravel 13 rules on Redis', function () {
   describe('fail() without an exception', function () {
     async function failedManually(options: { laravel: LaravelVersion }) {
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, retryAfter: 90, ...options });
+      queue = redis.open({ retryAfter: 90, ...options });
       await queue.push(ChainStep.make({ step: 1 }));
       const hooked: unknown[] = [];
       const jobFailed: string[] = [];

@@ -2,7 +2,6 @@
 // nothing of its attempt, a hung handler never stalls the worker, one job never runs twice at once in
 // one process, a batch of big payloads is bounded by bytes, and the heartbeat raises no false alarms.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { signalRestart } from '../../lib/cache/signals';
 import { createWorker } from '../../lib/createWorker';
@@ -12,11 +11,10 @@ import { Handlers, type ObjectJobContext } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
 import type { WorkerOptions } from '../../lib/WorkerOptions';
 import type { WorkerStopResult } from '../../lib/events';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChainStep, SendWelcomeEmail } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const forever = () => new Promise<void>(() => undefined);
@@ -34,28 +32,15 @@ async function within(ms: number, daemon: Promise<WorkerStopResult>): Promise<Wo
 
 describe('Worker: the attempt lifecycle on Redis', function () {
   this.timeout(40000);
-  let port: number;
-  let client: Redis;
-  let prefix: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('lifecycle', 'all');
   let queue: RedisQueue;
-  let dir: string;
   let failed: FileFailedJobProvider;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-lifecycle-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(() => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 2 });
-    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+    queue = redis.open({ laravel: 8, retryAfter: 2 });
+    failed = new FileFailedJobProvider(join(temp.path, `${redis.prefix}failed.json`));
   });
-  afterEach(async () => queue.close());
 
   const base: Partial<WorkerOptions> = { sleep: 0.05, memory: 4096 };
 
@@ -91,7 +76,7 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       expect(seen).to.deep.equal(['1#1', '1#2', '2#1', '3#1']);
       expect(events).to.deep.equal(['JobTimedOut 1']);
       expect(refused).to.deep.equal(['afterHandle (timedOut)']);
-      expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
     });
   });
 
@@ -121,7 +106,7 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       // the late ctx.fail(), then what CallQueuedHandler would have done after handle()
       expect(refused).to.deep.equal(['fail 1', 'afterHandle 1']);
       expect(await failed.all()).to.deep.equal([]);
-      expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
     });
   });
 
@@ -152,7 +137,7 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       expect(log.slice(0, 3)).to.deep.equal(['start hung', 'start long', 'end long']);
       expect(log).to.include('end later');
       // The hung attempt stays reserved, as a killed Laravel worker leaves it.
-      expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+      expect(await redis.client.zcard(`${redis.prefix}queues:default:reserved`)).to.equal(1);
     });
 
     it('with onHungHandler "continue": maxTime is honoured while the only slot is stuck', async () => {
@@ -189,8 +174,8 @@ describe('Worker: the attempt lifecycle on Redis', function () {
 
     it('queue:restart is honoured while a slot is stuck', async () => {
       const cache = new RedisCacheStore({
-        connection: { port },
-        prefix,
+        connection: { port: redis.port },
+        prefix: redis.prefix,
         cachePrefix: 'laravel_cache',
         laravel: 8,
         database: 0,
@@ -263,7 +248,7 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       // in whole seconds can expire 1 s after the pop: the job would come back and run twice, which is
       // Laravel's rule for jobs longer than retry_after, not what this spec is about.
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90 });
+      queue = redis.open({ laravel: 8, retryAfter: 90 });
       for (let i = 0; i < 10; i++) await queue.push(SendWelcomeEmail.make({ to: `n${i}`, subject: big, meta: null }));
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', () => sleep(100));
       let usage = () => 0;
@@ -293,14 +278,14 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       );
       expect(await within(10000, worker.daemon('default'))).to.deep.equal({ status: 12, reason: 'memory' });
       expect(ran).to.equal(0);
-      expect(await client.llen(`${prefix}queues:default`)).to.equal(10);
+      expect(await redis.client.llen(`${redis.prefix}queues:default`)).to.equal(10);
     });
   });
 
   describe('finding 12: the heartbeat', () => {
     it('raises no "may run twice" alarm for jobs that finished during a beat', async () => {
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 60 });
+      queue = redis.open({ laravel: 8, retryAfter: 60 });
       for (let i = 0; i < 40; i++)
         await queue.bulk(
           Array.from({ length: 50 }, (_, j) => SendWelcomeEmail.make({ to: `${i}-${j}`, subject: 's', meta: null })),
@@ -318,15 +303,15 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       worker.on('error', (e) => /may run twice/.test(e.message) && alarms.push(e.message));
       expect(await within(30000, worker.daemon('default'))).to.deep.equal({ status: 0, reason: 'empty' });
       expect(alarms).to.deep.equal([]);
-      expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
     });
 
     it('still reports a reservation that was really lost', async () => {
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 60 });
+      queue = redis.open({ laravel: 8, retryAfter: 60 });
       await queue.push(SendWelcomeEmail.make({ to: 'a', subject: 's', meta: null }));
       const handlers = new Handlers().object('App\\Jobs\\SendWelcomeEmail', async () => {
-        await client.del(`${prefix}queues:default:reserved`); // someone else took it
+        await redis.client.del(`${redis.prefix}queues:default:reserved`); // someone else took it
         await sleep(300);
       });
       const worker = createWorker(queue, handlers, { ...base, heartbeat: 0.05, stopWhenEmpty: true }, { failed });
@@ -338,7 +323,7 @@ describe('Worker: the attempt lifecycle on Redis', function () {
 
     it('retryAfter 0 means what it means to Laravel (reservations expire at once): RedisQueue and createWorker agree', async () => {
       await queue.close();
-      queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 0 });
+      queue = redis.open({ laravel: 8, retryAfter: 0 });
       await queue.push(SendWelcomeEmail.make({ to: 'a', subject: 's', meta: null }));
       let ran = 0;
       const worker = createWorker(
@@ -351,7 +336,9 @@ describe('Worker: the attempt lifecycle on Redis', function () {
       expect(await worker.daemon('default')).to.deep.equal({ status: 0, reason: 'empty' });
       expect(ran).to.equal(1);
       expect(() => createWorker(queue, new Handlers(), { heartbeat: 1 })).to.throw(/heartbeat/);
-      expect(() => new RedisQueue({ connection: { port }, prefix, retryAfter: 1.5 })).to.throw(/retryAfter/);
+      expect(
+        () => new RedisQueue({ connection: { port: redis.port }, prefix: redis.prefix, retryAfter: 1.5 }),
+      ).to.throw(/retryAfter/);
       expect(() => createWorker(queue, new Handlers(), { retryAfter: 1.5 })).to.throw(/retryAfter/);
     });
   });

@@ -2,14 +2,14 @@
 // loses no job, and SIGTERM lets every job in flight finish before the worker exits 0.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { ChainStep } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
 import { compileCli, type CompiledCli } from '../support/compiled';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 interface Line {
   pid: number;
@@ -26,27 +26,21 @@ let compiled: CompiledCli | undefined;
 
 describe('worker processes: crash safety and graceful shutdown', function () {
   this.timeout(60000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('proc', 'all');
   const children: ChildProcess[] = [];
 
   before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-proc-'));
     compiled = compileCli(['spec/support/workerProcess.ts']);
   });
   after(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
     compiled?.remove();
   });
 
   function startWorker(env: Record<string, string>): { proc: ChildProcess; exited: Promise<number | null> } {
     const proc = spawn(process.execPath, [compiled!.compiled('spec/support/workerProcess.ts')], {
-      env: { ...process.env, LARQ_REDIS_PORT: String(port), ...env },
+      env: { ...process.env, LARQ_REDIS_PORT: String(redis.port), ...env },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     children.push(proc);
@@ -72,7 +66,7 @@ describe('worker processes: crash safety and graceful shutdown', function () {
   }
 
   async function pushSteps(prefix: string, n: number): Promise<string[]> {
-    const q = new RedisQueue({ connection: { port }, prefix, laravel: 8 });
+    const q = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: 8 });
     try {
       // tries = 3: a job that comes back after a crash may run again (with tries = 1 it would fail first)
       return await q.bulk(
@@ -85,7 +79,7 @@ describe('worker processes: crash safety and graceful shutdown', function () {
 
   it('kill -9 while holding jobs: each comes back after retryAfter with attempts + 1 and runs once more', async function () {
     const prefix = randomPrefix();
-    const record = join(dir, `${prefix}kill.jsonl`);
+    const record = join(temp.path, `${prefix}kill.jsonl`);
     const ids = await pushSteps(prefix, 5);
 
     const first = startWorker({
@@ -98,7 +92,7 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     await until('5 jobs started', () => lines(record).filter((l) => l.event === 'start').length === 5);
     first.proc.kill('SIGKILL');
     await first.exited;
-    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(5);
+    expect(await redis.client.zcard(`${prefix}queues:default:reserved`)).to.equal(5);
 
     // The second worker polls until the dead worker's reservations expire, then takes the jobs back.
     const second = startWorker({
@@ -118,12 +112,12 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     expect(reruns.map((l) => l.id).sort()).to.deep.equal([...ids].sort());
     expect(reruns.every((l) => l.attempts === 2)).to.equal(true);
     expect(lines(record).filter((l) => l.event === 'end' && l.pid === first.proc.pid)).to.have.length(0);
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 
   it('SIGTERM with 50 jobs in flight: all 50 finish, the worker exits 0, none is left reserved', async function () {
     const prefix = randomPrefix();
-    const record = join(dir, `${prefix}term.jsonl`);
+    const record = join(temp.path, `${prefix}term.jsonl`);
     const ids = await pushSteps(prefix, 50);
 
     const worker = startWorker({
@@ -139,7 +133,7 @@ describe('worker processes: crash safety and graceful shutdown', function () {
     const ends = lines(record).filter((l) => l.event === 'end');
     expect(ends.map((l) => l.id).sort()).to.deep.equal([...ids].sort());
     expect(lines(record).find((l) => l.event === 'exit')).to.include({ status: 0, reason: 'interrupted' });
-    expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(0);
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.zcard(`${prefix}queues:default:reserved`)).to.equal(0);
+    expect(await redis.client.keys(`${prefix}*`)).to.deep.equal([]);
   });
 });

@@ -1,10 +1,7 @@
 // The Worker on a real redis-server with Node handlers: routing, acknowledgement as CallQueuedHandler
 // does it, jobs Node cannot run failed with their reason (never dropped), and a concurrent mixed run.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
 import { Handlers } from '../../lib/handlers/Handlers';
@@ -12,32 +9,21 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import type { WorkerOptions } from '../../lib/WorkerOptions';
 import { loadFixtures, pushedPayloads } from '../support/fixtures';
 import { ChainStep, SendWelcomeEmail } from '../support/phpJobs';
-import { monitorCaughtUp, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { monitorCaughtUp, rawClient } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 describe('Worker with Node handlers on Redis', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
-  let prefix: string;
+  const redis = useRedisQueue(() => ({ laravel: 8, retryAfter: 90 }));
+  const temp = useTempDir('worker', 'all');
   let queue: RedisQueue;
   let failed: FileFailedJobProvider;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-worker-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(() => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 8, retryAfter: 90 });
-    failed = new FileFailedJobProvider(join(dir, `${prefix}failed.json`));
+    queue = redis.open();
+    failed = new FileFailedJobProvider(join(temp.path, `${redis.prefix}failed.json`));
   });
-  afterEach(async () => queue.close());
 
   function run(handlers: Handlers, options: Partial<WorkerOptions> = {}, queues = 'default') {
     // memory: the limit is for the worker's host process, here the whole mocha run (Laravel's default is 128 MB)
@@ -61,7 +47,7 @@ describe('Worker with Node handlers on Redis', function () {
     );
     expect(result).to.deep.equal({ status: 0, reason: 'empty' });
     expect(seen).to.deep.equal([['ada@example.com', 'Hi', { seats: 3 }, 1]]);
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
   });
 
   it("aborts the handler's ctx.signal when the job's timeout passes, with TimeoutExceededError", async function () {
@@ -112,7 +98,9 @@ describe('Worker with Node handlers on Redis', function () {
 
   it('runs no handler for a job whose command object is of another class than its commandName, and fails it naming both', async function () {
     await queue.push(ChainStep.make({ step: 1 }));
-    const forged = JSON.parse((await client.lpop(`${prefix}queues:default`))!) as { data: { commandName: string } };
+    const forged = JSON.parse((await redis.client.lpop(`${redis.prefix}queues:default`))!) as {
+      data: { commandName: string };
+    };
     forged.data.commandName = 'App\\Jobs\\SendWelcomeEmail';
     await queue.pushRaw(JSON.stringify(forged));
     const ran: string[] = [];
@@ -197,7 +185,7 @@ describe('Worker with Node handlers on Redis', function () {
     expect(result.reason).to.equal('empty');
     expect([...seen].sort()).to.deep.equal([...ids].sort());
     expect(most).to.be.within(2, 20);
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]); // no job, reservation or notify token left
+    expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]); // no job, reservation or notify token left
   });
   it("at concurrency 1 each job's ZREM and the next pop share one write, the ZREM first: one read of Redis a job, never two jobs reserved", async function () {
     const jobs = 50;
@@ -206,16 +194,18 @@ describe('Worker with Node handlers on Redis', function () {
         SendWelcomeEmail.make({ to: `u${i}@example.com`, subject: 's', meta: null }),
       ),
     );
-    const monitor = await rawClient(port).monitor();
+    const monitor = await rawClient(redis.port).monitor();
     const seen: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {
       // EVALSHA sha numkeys key...: the pop script's first key is the queue, the migrations' a sorted set.
-      if (args.some((a) => a.startsWith(prefix)))
+      if (args.some((a) => a.startsWith(redis.prefix)))
         seen.push(
-          args[0].toLowerCase() === 'evalsha' && args[3] === `${prefix}queues:default` ? 'pop' : args[0].toLowerCase(),
+          args[0].toLowerCase() === 'evalsha' && args[3] === `${redis.prefix}queues:default`
+            ? 'pop'
+            : args[0].toLowerCase(),
         );
     });
-    const readsProcessed = async () => Number(/total_reads_processed:(\d+)/.exec(await client.info('stats'))![1]);
+    const readsProcessed = async () => Number(/total_reads_processed:(\d+)/.exec(await redis.client.info('stats'))![1]);
     const readsBefore = await readsProcessed();
     // No cache: the queue's connection is the only one the worker uses.
     const result = await run(
@@ -223,10 +213,10 @@ describe('Worker with Node handlers on Redis', function () {
       { concurrency: 1 },
     );
     const reads = (await readsProcessed()) - readsBefore - 1; // the INFO before counts, the one after not yet
-    await monitorCaughtUp(monitor, client);
+    await monitorCaughtUp(monitor, redis.client);
     monitor.disconnect();
     expect(result.reason).to.equal('empty');
-    expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+    expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
     // Laravel's order: the ZREM of one job, then the next pass's pop; one job reserved at most.
     const acksAndPops = seen.filter((c) => c === 'zrem' || c === 'pop');
     expect(acksAndPops.filter((c) => c === 'zrem')).to.have.length(jobs);

@@ -2,12 +2,12 @@
 // pushes every job as it is (the delay is ignored, the job runs at once), 9.x and later send such a job
 // through later() into the delayed set. larq's bulk must put each job where the peers' Laravel would.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { FakeClock } from '../../lib/clock';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
 import { phpJobsFor } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 /** Where one job of the bulk landed. */
 interface Placement {
@@ -25,17 +25,13 @@ const NOW = 1_767_225_600;
 for (const line of LARAVEL_LINES)
   describe(`interop: bulk with a delayed job, Laravel ${line}`, function () {
     this.timeout(60000);
+    const redis = useRedisQueue();
     const { major, phpDispatch, runLaravelWorker } = laravelHarness(line);
     const { ChainStep } = phpJobsFor(major);
-    let port: number;
-    let client: Redis;
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
 
     async function placements(prefix: string): Promise<Placement[]> {
       const stepOf = (raw: string): number => Number(/s:4:"step";i:(\d+);/.exec(JSON.parse(raw).data.command)![1]);
@@ -44,10 +40,10 @@ for (const line of LARAVEL_LINES)
         return 'delay' in payload ? payload.delay! : 'absent';
       };
       const out: Placement[] = [];
-      for (const raw of await client.lrange(`${prefix}queues:default`, 0, -1)) {
+      for (const raw of await redis.client.lrange(`${prefix}queues:default`, 0, -1)) {
         out.push({ step: stepOf(raw), key: 'queues:default', delay: delayOf(raw), dueIn: 0 });
       }
-      const delayed = await client.zrange(`${prefix}queues:default:delayed`, 0, -1, 'WITHSCORES');
+      const delayed = await redis.client.zrange(`${prefix}queues:default:delayed`, 0, -1, 'WITHSCORES');
       for (let i = 0; i < delayed.length; i += 2) {
         out.push({
           step: stepOf(delayed[i]),
@@ -61,7 +57,7 @@ for (const line of LARAVEL_LINES)
 
     it(`larq's bulk puts each job where Laravel ${line}'s Queue::bulk does`, async () => {
       const theirs = randomPrefix();
-      await phpDispatch('bulk-delayed', { port, prefix: theirs, now: NOW, args: [60] });
+      await phpDispatch('bulk-delayed', { port: redis.port, prefix: theirs, now: NOW, args: [60] });
       const expected = await placements(theirs);
       // What real Laravel did, stated: 8.x ignores the delay, later lines schedule step 2 for 60 s on.
       expect(expected.map((p) => [p.step, p.key, p.dueIn])).to.deep.equal([
@@ -72,7 +68,7 @@ for (const line of LARAVEL_LINES)
 
       const ours = randomPrefix();
       const queue = new RedisQueue({
-        connection: { port },
+        connection: { port: redis.port },
         prefix: ours,
         laravel: major,
         clock: new FakeClock(NOW * 1000),
@@ -91,13 +87,13 @@ for (const line of LARAVEL_LINES)
 
     it('a Laravel worker runs the delayed job of a larq bulk when Laravel would', async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: major });
       try {
         await queue.bulk([ChainStep.make({ step: 1 }), ChainStep.make({ step: 2, delay: 60 })]);
       } finally {
         await queue.close();
       }
-      const ran = await runLaravelWorker({ port, prefix });
+      const ran = await runLaravelWorker({ port: redis.port, prefix });
       const steps = ran.map(
         (r) =>
           (r.description as { props: { name: string; value: { v?: unknown } }[] }).props.find((p) => p.name === 'step')!
@@ -108,14 +104,7 @@ for (const line of LARAVEL_LINES)
   });
 
 describe('bulk with a delayed job: which Laravel versions honour the delay', function () {
-  let port: number;
-  let client: Redis;
-
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-  });
-  after(() => client?.disconnect());
+  const redis = useRedisQueue();
 
   // Laravel 9.0 made RedisQueue::bulk send a job whose delay is set through later(); 8.x pushes it.
   for (const [laravel, delayed] of [
@@ -130,7 +119,7 @@ describe('bulk with a delayed job: which Laravel versions honour the delay', fun
   ] as const) {
     it(`laravel: ${JSON.stringify(laravel)} ${delayed ? 'schedules' : 'pushes'} the delayed job`, async () => {
       const prefix = randomPrefix();
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel });
       const { ChainStep } = phpJobsFor(8);
       try {
         await queue.bulk([ChainStep.make({ step: 1 }), ChainStep.make({ step: 2, delay: 30 })]);
@@ -138,8 +127,8 @@ describe('bulk with a delayed job: which Laravel versions honour the delay', fun
         await queue.close();
       }
       expect([
-        await client.llen(`${prefix}queues:default`),
-        await client.zcard(`${prefix}queues:default:delayed`),
+        await redis.client.llen(`${prefix}queues:default`),
+        await redis.client.zcard(`${prefix}queues:default:delayed`),
       ]).to.deep.equal([2 - delayed, delayed]);
     });
   }

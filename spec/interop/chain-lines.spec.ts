@@ -3,7 +3,6 @@
 // (Queueable's properties in declaration order; from 9.4 SerializesModels leaves out the ones still at
 // their default, so a 12/13 step carries 4 properties, not 8).
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { chainHooks, dispatchChain } from '../../lib/features/chain';
 import { Handlers } from '../../lib/handlers/Handlers';
@@ -11,15 +10,15 @@ import { laravelJobTraits, phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, laravelMajor, phpDispatch, requirePhp, runLaravelWorker } from '../support/php';
 import { masked } from '../support/php13';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const NOW = 1795276770;
 
 for (const line of LARAVEL_LINES)
   describe(`interop: chains, step by step (Laravel ${line})`, function () {
     this.timeout(60000);
-    let port: number;
-    let client: Redis;
+    const redis = useRedisQueue();
     const opened: RedisQueue[] = [];
     const ChainStep = phpClass(
       'App\\Jobs\\ChainStep',
@@ -29,24 +28,22 @@ for (const line of LARAVEL_LINES)
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
     afterEach(async () => Promise.all(opened.splice(0).map((q) => q.close())));
 
     function queueOf(prefix: string): RedisQueue {
-      const q = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
+      const q = new RedisQueue({ connection: { port: redis.port, host: '127.0.0.1' }, prefix, laravel: line });
       opened.push(q);
       return q;
     }
 
-    const pending = (prefix: string) => client.lrange(`${prefix}queues:default`, 0, -1);
+    const pending = (prefix: string) => redis.client.lrange(`${prefix}queues:default`, 0, -1);
 
     it('dispatches the next step of a PHP chain exactly as Laravel does', async function () {
       const [php, node] = [randomPrefix(), randomPrefix()];
-      for (const prefix of [php, node]) await phpDispatch('chain', { laravel: line, port, prefix, now: NOW });
-      await runLaravelWorker({ laravel: line, port, prefix: php, maxJobs: 1 });
+      for (const prefix of [php, node])
+        await phpDispatch('chain', { laravel: line, port: redis.port, prefix, now: NOW });
+      await runLaravelWorker({ laravel: line, port: redis.port, prefix: php, maxJobs: 1 });
       const queue = queueOf(node);
       const handlers = new Handlers({ hooks: [chainHooks(queue)] }).object('App\\Jobs\\ChainStep', () => undefined);
       await createWorker(queue, handlers, { sleep: 0, maxJobs: 1, memory: 4096 }).daemon('default');
@@ -60,7 +57,7 @@ for (const line of LARAVEL_LINES)
 
     it('builds a chain with dispatchChain exactly as Bus::chain(...)->onQueue(...)->dispatch() does', async function () {
       const [php, node] = [randomPrefix(), randomPrefix()];
-      await phpDispatch('chain', { laravel: line, port, prefix: php, now: NOW });
+      await phpDispatch('chain', { laravel: line, port: redis.port, prefix: php, now: NOW });
       await dispatchChain(
         queueOf(node),
         [1, 2, 3].map((step) => ChainStep.make({ step })),

@@ -3,7 +3,6 @@
 // owner is no longer the cache's (JobDebounced) and runs the newest. larq's worker must leave Redis,
 // the cache and the handlers' calls as Laravel's own worker does on the same dispatches.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { createWorker } from '../../lib/createWorker';
 import { debouncedJobs } from '../../lib/features/debounce';
@@ -13,36 +12,34 @@ import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { requirePhp, runLaravelWorker, type PhpConnection } from '../support/php';
 import { dispatch13, php13Env } from '../support/php13';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
+import { randomPrefix } from '../support/redis';
 import { join } from 'path';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 const CACHE_PREFIX = 'larq_cache_';
 const DEBOUNCED = 'App\\Jobs\\DebouncedJob';
 
 describe('interop: debounced jobs (Laravel 13.26)', function () {
   this.timeout(60000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('debounce', 'all');
   const open: { close(): Promise<void> }[] = [];
 
   before(async function () {
     requirePhp(this, '13.26');
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-debounce-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
   });
   afterEach(async () => Promise.all(open.splice(0).map((o) => o.close())));
 
   // Dispatched 100 s in Laravel's past, so the 30 s debounce delay is over for both workers.
   async function dispatched(prefix: string): Promise<PhpConnection> {
-    const php: PhpConnection = { laravel: '13.26', port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
+    const php: PhpConnection = {
+      laravel: '13.26',
+      port: redis.port,
+      prefix,
+      cachePrefix: CACHE_PREFIX,
+      env: php13Env(),
+    };
     const now = Math.floor(Date.now() / 1000) - 100;
     expect((await dispatch13('debounced', ['d1', 3, 'node'], { ...php, now })).ids).to.have.length(3);
     expect((await dispatch13('debounced', ['other', 1, 'node'], { ...php, now })).ids).to.have.length(1);
@@ -52,7 +49,7 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
   const debounceKey = (prefix: string, id: string) =>
     `${prefix}${CACHE_PREFIX}laravel_debounced_job:${DEBOUNCED}:${id}`;
   async function leftIn(prefix: string): Promise<string[]> {
-    return (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
+    return (await redis.client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
   }
 
   it('deletes the superseded copies and runs the newest, as Laravel 13.26 does', async function () {
@@ -61,15 +58,19 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
     expect(records.map((r) => r.description)).to.have.length(2);
 
     await dispatched(larq);
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
+    const queue = new RedisQueue({
+      connection: { port: redis.port, host: '127.0.0.1' },
+      prefix: larq,
+      laravel: '13.26',
+    });
     const cache = new RedisCacheStore({
-      connection: { port, host: '127.0.0.1' },
+      connection: { port: redis.port, host: '127.0.0.1' },
       database: 0,
       prefix: larq,
       cachePrefix: CACHE_PREFIX,
       laravel: 13,
     });
-    const failed = new FileFailedJobProvider(join(dir, `${larq}failed.json`));
+    const failed = new FileFailedJobProvider(join(temp.path, `${larq}failed.json`));
     open.push(queue, cache);
     const ran: [unknown, unknown][] = [];
     const debounced: unknown[] = [];
@@ -103,16 +104,20 @@ describe('interop: debounced jobs (Laravel 13.26)', function () {
     expect(await failed.all()).to.deep.equal([]);
     // nothing queued or reserved; the owners stay in the cache until their TTL, as Laravel leaves them
     expect(await leftIn(larq)).to.deep.equal(await leftIn(laravel));
-    expect(await client.get(debounceKey(larq, 'd1'))).to.be.a('string');
+    expect(await redis.client.get(debounceKey(larq, 'd1'))).to.be.a('string');
   });
 
   it('runs a debounced job whose owner key is gone (fail-open), as Laravel does', async function () {
     const larq = randomPrefix();
     await dispatched(larq);
-    await client.del(debounceKey(larq, 'd1'));
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
+    await redis.client.del(debounceKey(larq, 'd1'));
+    const queue = new RedisQueue({
+      connection: { port: redis.port, host: '127.0.0.1' },
+      prefix: larq,
+      laravel: '13.26',
+    });
     const cache = new RedisCacheStore({
-      connection: { port, host: '127.0.0.1' },
+      connection: { port: redis.port, host: '127.0.0.1' },
       database: 0,
       prefix: larq,
       cachePrefix: CACHE_PREFIX,

@@ -2,11 +2,11 @@
 // with (Debian's php-vlucas-phpdotenv, through compat-fixtures/php/dotenv.php) and by larq's
 // loadEnvironment, give the same variables, and a file phpdotenv refuses is refused by larq too.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { DotenvError, loadEnvironment } from '../../lib/cli/dotenv';
 import { requirePhp, runPhp } from '../support/php';
+import { useTempDir } from '../support/useTempDir';
 
 interface Case {
   name: string;
@@ -68,20 +68,18 @@ const CASES: Case[] = [
 
 describe("interop: .env files read as Laravel's phpdotenv reads them", function () {
   this.timeout(60000);
-  let dir: string;
+  const temp = useTempDir('dotenv-interop', 'all');
 
   before(function () {
     requirePhp(this);
-    dir = mkdtempSync(join(tmpdir(), 'larq-dotenv-interop-'));
   });
-  after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   for (const [index, c] of CASES.entries()) {
     it(c.name, async function () {
-      const file = join(dir, `case${index}.env`);
+      const file = join(temp.path, `case${index}.env`);
       writeFileSync(file, c.text);
       const env = c.env ?? {};
-      const res = await runPhp('dotenv.php', [dir, `case${index}.env`], env);
+      const res = await runPhp('dotenv.php', [temp.path, `case${index}.env`], env);
       expect(res.code, res.stderr).to.equal(0);
       const php = JSON.parse(res.stdout) as { vars?: Record<string, string | null>; error?: string };
 

@@ -4,58 +4,55 @@
 // - when it fails under larq, it is recorded (under a generated uuid) in the database-uuids table, Laravel's
 //   DatabaseUuidFailedJobProvider reads the row, and Laravel's queue:retry pushes it back.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { createFailedJobProvider } from '../../lib/failed';
 import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
 import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 for (const line of LARAVEL_LINES)
   describe(`interop: uuid-less and string-attempts payloads with Laravel ${line}`, function () {
     this.timeout(60000);
+    const redis = useRedisQueue();
+    const temp = useTempDir('interop-failed', 'all');
     const { major, phpDispatch, runLaravelWorkerDetailed, runPhp } = laravelHarness(line);
-    let port: number;
-    let client: Redis;
-    let dir: string;
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
-      dir = mkdtempSync(join(tmpdir(), 'larq-interop-failed-'));
-    });
-    after(() => {
-      client?.disconnect();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     /** Laravel's Queue::pushRaw of a hand-written string job (no uuid), with `"attempts":0` turned into `"attempts":"0"`. */
     async function rawJobWithStringAttempts(prefix: string): Promise<string> {
-      await phpDispatch('raw', { port, prefix });
+      await phpDispatch('raw', { port: redis.port, prefix });
       const key = `${prefix}queues:default`;
-      const [payload] = await client.lrange(key, 0, -1);
+      const [payload] = await redis.client.lrange(key, 0, -1);
       expect(JSON.parse(payload)).to.not.have.property('uuid');
       const edited = payload.replace('"attempts":0', '"attempts":"0"');
       expect(edited).to.not.equal(payload);
-      await client.lset(key, 0, edited);
+      await redis.client.lset(key, 0, edited);
       return edited;
     }
 
     it('Laravel runs a job whose attempts is "0" as attempt 1, and so does larq', async function () {
       const prefix = randomPrefix();
       await rawJobWithStringAttempts(prefix);
-      const laravel = await runLaravelWorkerDetailed({ port, prefix, maxJobs: 1 });
+      const laravel = await runLaravelWorkerDetailed({ port: redis.port, prefix, maxJobs: 1 });
       expect(laravel.records.map((r) => [r.hook, r.attempts])).to.deep.equal([['handle', 1]]);
       expect(laravel.failed).to.deep.equal([]);
 
       const prefix2 = randomPrefix();
       await rawJobWithStringAttempts(prefix2);
-      const queue = new RedisQueue({ connection: { port }, prefix: prefix2, laravel: major, retryAfter: 90 });
+      const queue = new RedisQueue({
+        connection: { port: redis.port },
+        prefix: prefix2,
+        laravel: major,
+        retryAfter: 90,
+      });
       const seen: number[] = [];
       const handlers = new Handlers().string('App\\Handlers\\RawHandler@handle', async (_data, ctx) => {
         seen.push(ctx.attempts);
@@ -71,7 +68,7 @@ for (const line of LARAVEL_LINES)
 
     it("records a failing uuid-less job where Laravel's provider reads it and Laravel's queue:retry pushes it back", async function () {
       const prefix = randomPrefix();
-      const sqlite = join(dir, `${prefix}.sqlite`);
+      const sqlite = join(temp.path, `${prefix}.sqlite`);
       writeFileSync(sqlite, '');
       const created = await runPhp('failed-provider.php', ['create-table', JSON.stringify({ uuid: true })], {
         LARQ_SQLITE: sqlite,
@@ -79,7 +76,7 @@ for (const line of LARAVEL_LINES)
       expect(created.code, created.stderr).to.equal(0);
       const pushed = await rawJobWithStringAttempts(prefix);
 
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 90 });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: major, retryAfter: 90 });
       const failed = createFailedJobProvider({
         driver: 'database-uuids',
         database: { driver: 'sqlite', database: sqlite },
@@ -98,7 +95,7 @@ for (const line of LARAVEL_LINES)
         await failed.close();
         await queue.close();
       }
-      expect(await client.llen(`${prefix}queues:default`)).to.equal(0);
+      expect(await redis.client.llen(`${prefix}queues:default`)).to.equal(0);
 
       const listed = await runPhp('failed-provider.php', ['all'], { LARQ_SQLITE: sqlite });
       expect(listed.code, listed.stderr).to.equal(0);
@@ -109,11 +106,11 @@ for (const line of LARAVEL_LINES)
 
       const retry = await runPhp('retry.php', [rows[0].id], {
         LARQ_SQLITE: sqlite,
-        LARQ_REDIS_PORT: String(port),
+        LARQ_REDIS_PORT: String(redis.port),
         LARQ_PREFIX: prefix,
       });
       expect(retry.code, retry.stderr + retry.stdout).to.equal(0);
-      const [back] = await client.lrange(`${prefix}queues:default`, 0, -1);
+      const [back] = await redis.client.lrange(`${prefix}queues:default`, 0, -1);
       expect(JSON.parse(back)).to.deep.include({
         job: 'App\\Handlers\\RawHandler@handle',
         data: { raw: true },

@@ -8,18 +8,18 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { phpDispatch, requirePhp, runLaravelWorker, type PhpConnection } from '../support/php';
 import { dispatch13, php13Env } from '../support/php13';
-import { randomPrefix, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const CACHE_PREFIX = 'larq_cache_';
 
 describe('interop: queue:pause --all (Laravel 13.26)', function () {
   this.timeout(60000);
-  let port: number;
+  const redis = useRedisQueue();
   const open: { close(): Promise<void> }[] = [];
 
   before(async function () {
     requirePhp(this, '13.26');
-    port = await requireRedis(this);
   });
   afterEach(async () => Promise.all(open.splice(0).map((o) => o.close())));
 
@@ -27,7 +27,7 @@ describe('interop: queue:pause --all (Laravel 13.26)', function () {
     const [laravel, larq] = [randomPrefix(), randomPrefix()];
     const conn = (prefix: string): PhpConnection => ({
       laravel: '13.26',
-      port,
+      port: redis.port,
       prefix,
       cachePrefix: CACHE_PREFIX,
       env: php13Env(),
@@ -37,9 +37,13 @@ describe('interop: queue:pause --all (Laravel 13.26)', function () {
       await phpDispatch('on-queue', { ...conn(prefix), args: ['low'] });
       await dispatch13('pause-all', [], conn(prefix));
     }
-    const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: '13.26' });
+    const queue = new RedisQueue({
+      connection: { port: redis.port, host: '127.0.0.1' },
+      prefix: larq,
+      laravel: '13.26',
+    });
     const cache = new RedisCacheStore({
-      connection: { port, host: '127.0.0.1' },
+      connection: { port: redis.port, host: '127.0.0.1' },
       database: 0,
       prefix: larq,
       cachePrefix: CACHE_PREFIX,

@@ -2,8 +2,6 @@
 // the job's failed() with null and records a ManuallyFailedException; larq's worker does the same for a
 // Node handler's ctx.fail(), whose failed hook gets null.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
 import { join } from 'path';
 import { createWorker } from '../../lib/createWorker';
 import { FileFailedJobProvider } from '../../lib/failed/FileFailedJobProvider';
@@ -11,23 +9,22 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, requirePhp, runLaravelWorkerDetailed, type PhpConnection } from '../support/php';
 import { dispatch13, masked, php13Env } from '../support/php13';
-import { randomPrefix, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 for (const line of LARAVEL_LINES)
   describe(`interop: fail() without an exception (Laravel ${line})`, function () {
     this.timeout(60000);
-    let port: number;
-    let dir: string;
+    const redis = useRedisQueue();
+    const temp = useTempDir('manual-fail', 'all');
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      dir = mkdtempSync(join(tmpdir(), 'larq-manual-fail-'));
     });
-    after(() => rmSync(dir, { recursive: true, force: true }));
 
     it("gives failed() null and records ManuallyFailedException, as Laravel's worker does", async function () {
-      const conn = (prefix: string): PhpConnection => ({ laravel: line, port, prefix, env: php13Env() });
+      const conn = (prefix: string): PhpConnection => ({ laravel: line, port: redis.port, prefix, env: php13Env() });
       const [laravel, larq] = [randomPrefix(), randomPrefix()];
       for (const prefix of [laravel, larq])
         expect((await dispatch13('manual-fail', ['default'], conn(prefix))).ids).to.have.length(1);
@@ -38,8 +35,12 @@ for (const line of LARAVEL_LINES)
       expect(hook.exception).to.equal(undefined); // failed(null)
       expect(php.failed.map((f) => f.exceptionClass)).to.deep.equal(['Illuminate\\Queue\\ManuallyFailedException']);
 
-      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: larq, laravel: line });
-      const failed = new FileFailedJobProvider(join(dir, `${larq}failed.json`));
+      const queue = new RedisQueue({
+        connection: { port: redis.port, host: '127.0.0.1' },
+        prefix: larq,
+        laravel: line,
+      });
+      const failed = new FileFailedJobProvider(join(temp.path, `${larq}failed.json`));
       const hooked: unknown[] = [];
       try {
         const handlers = new Handlers().object('App\\Jobs\\ManualFailJob', (_c, ctx) => ctx.fail(), {

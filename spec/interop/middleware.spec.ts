@@ -5,7 +5,6 @@
 // for the middleware 8.x has in the same form (no shared(), no display-name keys, minutes of decay).
 import { expect } from 'chai';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { laravelCachePrefix, redisCacheKeyPrefix } from '../../lib/cache/prefix';
 import { createWorker } from '../../lib/createWorker';
@@ -16,7 +15,8 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { xxh128 } from '../../lib/features/xxh128';
 import { md5 } from '../../lib/middleware/RateLimited';
 import { laravelHarness, PHP_DIR, requirePhp, runPhp, laravelEnv, type PhpLaravelLine } from '../support/php';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 interface MiddlewareSpec {
   class: string;
@@ -48,24 +48,20 @@ const LIMITERS = { api: { max: 1, decay: 60, key: 'tenant-1' } };
 for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
   describe(`interop: job middleware on Laravel ${line}, PHP worker and larq worker alike`, function () {
     this.timeout(120000);
+    const redis = useRedisQueue();
     const php = laravelHarness(line);
     const storePrefix = laravelCachePrefix('Laravel', php.major);
     // what the Redis store puts before a cache key (8.x adds ':')
     const cachePrefix = redisCacheKeyPrefix(storePrefix, php.major);
-    let port: number;
-    let client: Redis;
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
 
     async function dispatch(prefix: string, jobs: ProbeSpec[]): Promise<void> {
       const res = await runPhp('middleware.php', [JSON.stringify({ jobs })], {
         ...laravelEnv(line),
-        LARQ_REDIS_PORT: String(port),
+        LARQ_REDIS_PORT: String(redis.port),
         LARQ_PREFIX: prefix,
       });
       expect(res.code, res.stderr).to.equal(0);
@@ -79,12 +75,12 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
       events: string[],
       failed: number,
     ): Promise<Outcome> {
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: php.major });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: php.major });
       try {
         const delayed = (await queue.delayedJobs())
           .map((j) => ({ attempts: j.attempts, delay: j.availableAt! - Math.floor(released.get(j.uuid!)!) }))
           .sort((a, b) => a.delay - b.delay);
-        const keys = (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
+        const keys = (await redis.client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
         return { runs: runs.sort((a, b) => a - b), events, delayed, queued: await queue.size(), failed, keys };
       } finally {
         await queue.close();
@@ -99,7 +95,7 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
       await before(prefix);
       await dispatch(prefix, jobs);
       const run = await php.runLaravelWorkerDetailed({
-        port,
+        port: redis.port,
         prefix,
         maxJobs: jobs.length,
         stopWhenEmpty: true,
@@ -125,9 +121,9 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
       const prefix = randomPrefix();
       await before(prefix);
       await dispatch(prefix, jobs);
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: php.major });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: php.major });
       const cache = new RedisCacheStore({
-        connection: { port },
+        connection: { port: redis.port },
         prefix,
         cachePrefix: storePrefix,
         database: 0,
@@ -141,7 +137,11 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
         if (c.fails === true) throw new Error('probe failed');
       };
       const handlers = new Handlers({
-        middleware: { cache, redis: { client, prefix }, limiters: { api: () => limit.perMinute(1).by('tenant-1') } },
+        middleware: {
+          cache,
+          redis: { client: redis.client, prefix },
+          limiters: { api: () => limit.perMinute(1).by('tenant-1') },
+        },
       })
         .object('App\\Jobs\\MiddlewareProbe', probe)
         .object('App\\Jobs\\NamedMiddlewareProbe', probe);
@@ -205,7 +205,7 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
           { n: 1, middleware: [overlap([['releaseAfter', [5]]])] },
           { n: 2, middleware: [overlap([['dontRelease', []]])] },
         ],
-        (p) => client.set(p + lock, 'someone'),
+        (p) => redis.client.set(p + lock, 'someone'),
       );
       expect(taken.runs).to.deep.equal([]);
       expect(taken.delayed).to.have.length(1);
@@ -216,7 +216,7 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
       it('WithoutOverlapping on 8.x keys by the class name, displayName() or not', async function () {
         const lock = `${cachePrefix}laravel-queue-overlap:App\\Jobs\\NamedMiddlewareProbe:k`;
         const named = await same([{ n: 1, named: true, middleware: [overlap()] }], (p) =>
-          client.set(p + lock, 'someone'),
+          redis.client.set(p + lock, 'someone'),
         );
         expect(named.runs).to.deep.equal([]);
         expect(named.delayed).to.have.length(1);
@@ -227,11 +227,11 @@ for (const line of ['8.83', '12.67', '13.26'] as PhpLaravelLine[])
       async function () {
         const hashed = `${cachePrefix}laravel-queue-overlap:${await xxh128('Nightly probe')}:k`;
         const named = await same([{ n: 1, named: true, middleware: [overlap()] }], (p) =>
-          client.set(p + hashed, 'someone'),
+          redis.client.set(p + hashed, 'someone'),
         );
         expect(named.runs).to.deep.equal([]);
         const shared = await same([{ n: 1, middleware: [overlap([['shared', []]])] }], (p) =>
-          client.set(`${p}${cachePrefix}laravel-queue-overlap:k`, 'someone'),
+          redis.client.set(`${p}${cachePrefix}laravel-queue-overlap:k`, 'someone'),
         );
         expect(shared.runs).to.deep.equal([]);
       },

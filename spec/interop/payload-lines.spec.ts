@@ -2,18 +2,17 @@
 // release is the payload Laravel pushes for the same job, byte for byte but for uuid, id and createdAt
 // (field set and order: 12.11 createdAt/delay, 12.51 data.batchId, 13.0 deleteWhenMissingModels).
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { laravelJobTraits, phpClass } from '../../lib/php/builder';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, laravelMajor, phpDispatch, requirePhp } from '../support/php';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
 import { masked } from '../support/php13';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 for (const line of LARAVEL_LINES)
   describe(`interop: payloads for laravel: '${line}'`, function () {
     this.timeout(30000);
-    let port: number;
-    let client: Redis;
+    const redis = useRedisQueue();
     const ChainStep = phpClass(
       'App\\Jobs\\ChainStep',
       { step: 'public' },
@@ -22,22 +21,23 @@ for (const line of LARAVEL_LINES)
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
 
     it('pushes what Laravel pushes for the same job', async function () {
       const [php, node] = [randomPrefix(), randomPrefix()];
-      await phpDispatch('on-queue', { laravel: line, port, prefix: php, args: ['high'] });
-      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix: node, laravel: line });
+      await phpDispatch('on-queue', { laravel: line, port: redis.port, prefix: php, args: ['high'] });
+      const queue = new RedisQueue({
+        connection: { port: redis.port, host: '127.0.0.1' },
+        prefix: node,
+        laravel: line,
+      });
       try {
         await queue.push(ChainStep.make({ step: 1, queue: 'high' }), 'high');
       } finally {
         await queue.close();
       }
-      const [fromPhp] = await client.lrange(`${php}queues:high`, 0, -1);
-      const [fromNode] = await client.lrange(`${node}queues:high`, 0, -1);
+      const [fromPhp] = await redis.client.lrange(`${php}queues:high`, 0, -1);
+      const [fromNode] = await redis.client.lrange(`${node}queues:high`, 0, -1);
       expect(masked(fromNode)).to.equal(masked(fromPhp));
     });
   });

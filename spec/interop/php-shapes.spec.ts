@@ -20,7 +20,8 @@ import { toPlain } from '../../lib/php/view';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { FIXTURE_APP_KEY } from '../support/fixtures';
 import { LARAVEL_LINES, laravelEnv, laravelMajor, requirePhp, runPhp, type PhpLaravelLine } from '../support/php';
-import { randomPrefix, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const pub = (name: string, value: PhpValue): PhpProperty => ({ name, visibility: 'public', value });
 
@@ -208,22 +209,21 @@ for (const line of LARAVEL_LINES) describeLine(line);
 function describeLine(line: PhpLaravelLine): void {
   describe(`interop: every value shape of a job command, byte for byte (Laravel ${line})`, function () {
     this.timeout(60000);
+    const redis = useRedisQueue();
     const LINE = laravelMajor(line);
     const ShapeJob = jobClass('ShapeJob', LINE);
     const SecretShapeJob = jobClass('SecretShapeJob', LINE);
     let values: Values;
-    let port: number;
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
       values = await shapesPhp<Values>(['values']);
     });
 
     async function shapesPhp<T>(args: string[], prefix = 'unused:'): Promise<T> {
       const res = await runPhp('shapes.php', args, {
         ...laravelEnv(line),
-        LARQ_REDIS_PORT: String(port ?? 6379),
+        LARQ_REDIS_PORT: String(redis.port ?? 6379),
         LARQ_PREFIX: prefix,
       });
       if (res.code !== 0)
@@ -277,7 +277,7 @@ function describeLine(line: PhpLaravelLine): void {
       it('an encrypted PHP job holding bytes that are not UTF-8 reaches the larq handler as a Buffer of those bytes', async () => {
         const prefix = randomPrefix();
         await shapesPhp(['dispatch-bytes'], prefix);
-        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: LINE, encrypter });
         try {
           const job = (await queue.pop())!;
           const view = toPlain(job.command()) as { value: { bytes: unknown } };
@@ -293,7 +293,7 @@ function describeLine(line: PhpLaravelLine): void {
 
       it('an encrypted larq job holding a Buffer reaches handle() in PHP with the same bytes', async () => {
         const prefix = randomPrefix();
-        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: LINE, encrypter });
         try {
           await queue.push({
             command: SecretShapeJob.make({ value: { bytes: RAW }, model: null, models: null }),
@@ -309,7 +309,7 @@ function describeLine(line: PhpLaravelLine): void {
       it('Laravel dispatches ShapeJob and the encrypted SecretShapeJob; larq reads both and writes their commands back byte for byte', async () => {
         const prefix = randomPrefix();
         const sent = await shapesPhp<{ ids: string[] }>(['dispatch'], prefix);
-        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: LINE, encrypter });
         try {
           for (const [i, className] of ['App\\Shapes\\ShapeJob', 'App\\Shapes\\SecretShapeJob'].entries()) {
             const job = (await queue.pop())!;
@@ -334,7 +334,7 @@ function describeLine(line: PhpLaravelLine): void {
 
       it('larq dispatches both jobs built in JS; handle() in PHP gets every shape as PHP serializes it, identities kept', async () => {
         const prefix = randomPrefix();
-        const queue = new RedisQueue({ connection: { port }, prefix, laravel: LINE, encrypter });
+        const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: LINE, encrypter });
         const model = php.model('App\\Models\\User', 7, { connection: 'mysql' }, LINE);
         const models = php.model('App\\Models\\User', [7, 8], { connection: 'mysql' }, LINE);
         try {

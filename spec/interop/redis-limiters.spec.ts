@@ -1,28 +1,24 @@
 // Redis::throttle and Redis::funnel across the boundary: larq's DurationLimiter and ConcurrencyLimiter
 // take from the same budget as PHP's, on Laravel 12.67 and 13.26.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { ConcurrencyLimiter, DurationLimiter } from '../../lib/middleware';
 import { laravelEnv, requirePhp, runPhp, type PhpLaravelLine } from '../support/php';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 for (const line of ['12.67', '13.26'] as PhpLaravelLine[])
   describe(`interop: Redis::throttle and Redis::funnel shared with Laravel ${line}`, function () {
     this.timeout(60000);
-    let port: number;
-    let client: Redis;
+    const redis = useRedisQueue();
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
 
     async function php(prefix: string, ...args: (string | number)[]): Promise<string> {
       const res = await runPhp('limiters.php', args.map(String), {
         ...laravelEnv(line),
-        LARQ_REDIS_PORT: String(port),
+        LARQ_REDIS_PORT: String(redis.port),
         LARQ_PREFIX: prefix,
       });
       expect(res.code, res.stderr).to.equal(0);
@@ -33,12 +29,12 @@ for (const line of ['12.67', '13.26'] as PhpLaravelLine[])
       const prefix = randomPrefix();
       expect(await php(prefix, 'throttle', 'api', 2, 60)).to.equal('ok');
       expect(await php(prefix, 'throttle', 'api', 2, 60)).to.equal('ok');
-      const limiter = new DurationLimiter({ client, prefix }, 'api', 2, 60);
+      const limiter = new DurationLimiter({ client: redis.client, prefix }, 'api', 2, 60);
       expect(await limiter.acquire()).to.equal(false);
       expect(await php(prefix, 'throttle', 'api', 2, 60)).to.equal('limited');
 
       const other = randomPrefix();
-      const fresh = new DurationLimiter({ client, prefix: other }, 'api', 2, 60);
+      const fresh = new DurationLimiter({ client: redis.client, prefix: other }, 'api', 2, 60);
       expect(await fresh.acquire()).to.equal(true);
       expect(await fresh.acquire()).to.equal(true);
       expect(await php(other, 'throttle', 'api', 2, 60)).to.equal('limited');
@@ -46,16 +42,19 @@ for (const line of ['12.67', '13.26'] as PhpLaravelLine[])
 
     it('funnel: while Node holds both slots of limit(2), PHP waits in vain; once freed, PHP gets one', async function () {
       const prefix = randomPrefix();
-      const funnel = new ConcurrencyLimiter({ client, prefix }, 'exports', 2, 60);
+      const funnel = new ConcurrencyLimiter({ client: redis.client, prefix }, 'exports', 2, 60);
       let free!: () => void;
       const held = new Promise<void>((r) => (free = r));
       const holders = [funnel.block(1, () => held), funnel.block(1, () => held)];
-      while ((await client.keys(`${prefix}exports*`)).length < 2) await new Promise((r) => setTimeout(r, 20));
-      expect((await client.keys(`${prefix}exports*`)).sort()).to.deep.equal([`${prefix}exports1`, `${prefix}exports2`]);
+      while ((await redis.client.keys(`${prefix}exports*`)).length < 2) await new Promise((r) => setTimeout(r, 20));
+      expect((await redis.client.keys(`${prefix}exports*`)).sort()).to.deep.equal([
+        `${prefix}exports1`,
+        `${prefix}exports2`,
+      ]);
       expect(await php(prefix, 'funnel', 'exports', 2, 60)).to.equal('limited');
       free();
       await Promise.all(holders);
-      expect(await client.keys(`${prefix}exports*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${prefix}exports*`)).to.deep.equal([]);
       expect(await php(prefix, 'funnel', 'exports', 2, 60)).to.equal('ok');
     });
   });

@@ -1,11 +1,11 @@
 // `larq retry` pushes back the bytes `php artisan queue:retry` would: the payload decoded into PHP arrays
 // and encoded again, so an empty object comes back as [] and an object keyed 0..n-1 as a list.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { retryPayload } from '../../lib/payload/Payload';
 import { requirePhp, runPhp } from '../support/php';
+import { useTempDir } from '../support/useTempDir';
 
 const PAYLOADS = [
   '{"uuid":"u","job":"App\\\\Handlers\\\\H@handle","data":{"empty":[],"obj":{},"nested":{"k":[],"o":{}}},"attempts":3,"tags":[],"meta":{}}',
@@ -15,15 +15,13 @@ const PAYLOADS = [
 ];
 
 describe("interop: larq retry's payload is the one queue:retry pushes", function () {
-  let dir: string;
+  const temp = useTempDir('retry-payload', 'all');
   before(function () {
     requirePhp(this);
-    dir = mkdtempSync(join(tmpdir(), 'larq-retry-payload-'));
   });
-  after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   it('re-encodes each payload byte for byte as PHP does', async function () {
-    const file = join(dir, 'payloads.json');
+    const file = join(temp.path, 'payloads.json');
     writeFileSync(file, JSON.stringify(PAYLOADS));
     const res = await runPhp('retry-payload.php', [file]);
     expect(res.code, res.stderr).to.equal(0);

@@ -2,12 +2,12 @@
 // Str::slug (compat-fixtures/php/slug.php) for every title it accepts, accepts every Latin letter, and
 // refuses, naming the fix, the titles whose transliteration it cannot reproduce.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { laravelPrefix } from '../../lib/redis/keys';
 import { slug, UntransliterableTitleError } from '../../lib/support/Str';
 import { requirePhp, runPhp } from '../support/php';
+import { useTempDir } from '../support/useTempDir';
 
 function range(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
@@ -64,26 +64,24 @@ const TITLES = [
 
 describe("interop: APP_NAME to key prefix as Laravel's Str::slug does", function () {
   this.timeout(60000);
-  let dir: string;
+  const temp = useTempDir('slug', 'all');
   let laravel: Map<string, [string, string]>;
 
   before(async function () {
     requirePhp(this);
-    dir = mkdtempSync(join(tmpdir(), 'larq-slug-'));
     const titles = [
       ...ASCII.map((c) => `a${c}b`),
       ...LATIN,
       ...LATIN.map((c) => `Big ${c}${c.toLowerCase()} name`),
       ...TITLES,
     ];
-    const file = join(dir, 'titles.json');
+    const file = join(temp.path, 'titles.json');
     writeFileSync(file, JSON.stringify(titles));
     const res = await runPhp('slug.php', [file]);
     expect(res.code, res.stderr).to.equal(0);
     const slugs = JSON.parse(res.stdout) as [string, string][];
     laravel = new Map(titles.map((t, i) => [t, slugs[i]]));
   });
-  after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   // What larq makes of a title: both slugs, or 'refused'.
   function larq(title: string): [string, string] | 'refused' {

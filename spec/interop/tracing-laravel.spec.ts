@@ -3,41 +3,37 @@
 // continues it, and a job the Node handler dispatches carries it on to Laravel's own worker.
 import { expect } from 'chai';
 import { SpanKind } from '@opentelemetry/api';
-import type Redis from 'ioredis';
 import { createWorker } from '../../lib/createWorker';
 import { Handlers } from '../../lib/handlers/Handlers';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { JobTracing } from '../../lib/telemetry/JobTracing';
 import { phpTraceparent, useInMemoryTracing } from '../support/otel';
 import { phpJobsFor } from '../support/phpJobs';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
 import { laravelHarness, requirePhp } from '../support/php';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 describe('interop: one trace from a Laravel 13.26 dispatch through a Node job to a Laravel worker', function () {
   this.timeout(60000);
+  const redis = useRedisQueue();
   const line = '13.26';
   const { major, phpDispatch, runLaravelWorker } = laravelHarness(line);
   const { SendWelcomeEmail } = phpJobsFor(major);
   const sdk = useInMemoryTracing();
-  let port: number;
-  let client: Redis;
 
   before(async function () {
     requirePhp(this, line);
-    port = await requireRedis(this);
-    client = rawClient(port);
   });
-  after(() => client?.disconnect());
 
   it('continues the PHP trace in larq, and Laravel sees larq as the parent of the job it runs', async function () {
     const prefix = randomPrefix();
     const php = phpTraceparent();
-    await phpDispatch('traced', { port, prefix, args: [php.traceparent, 'vendor=php', 'node'] });
-    const raw = JSON.parse((await client.lrange(`${prefix}queues:node`, 0, -1))[0]) as Record<string, unknown>;
+    await phpDispatch('traced', { port: redis.port, prefix, args: [php.traceparent, 'vendor=php', 'node'] });
+    const raw = JSON.parse((await redis.client.lrange(`${prefix}queues:node`, 0, -1))[0]) as Record<string, unknown>;
     expect(raw.traceparent).to.equal(php.traceparent);
 
     const queue = new RedisQueue({
-      connection: { port },
+      connection: { port: redis.port },
       prefix,
       laravel: major,
       telemetry: { tracing: new JobTracing() },
@@ -74,7 +70,7 @@ describe('interop: one trace from a Laravel 13.26 dispatch through a Node job to
     expect(send.parentSpanContext?.spanId).to.equal(process.spanContext().spanId);
 
     // Laravel's worker runs the Node-dispatched job, and the context it would extract is larq's send span.
-    const records = await runLaravelWorker({ port, prefix, queue: 'php' });
+    const records = await runLaravelWorker({ port: redis.port, prefix, queue: 'php' });
     const ran = records.filter((r) => r.hook === 'handle');
     expect(ran).to.have.length(1);
     expect(ran[0].traceparent).to.equal(`00-${php.traceId}-${send.spanContext().spanId}-01`);

@@ -3,7 +3,6 @@
 // with displayName() (12.41+ by name, 12.54+ as xxh128); and the worker's release, which from 13.24
 // compares the owner the job carries (uniqueLockOwner) and leaves a lock another dispatch took alone.
 import { expect } from 'chai';
-import type Redis from 'ioredis';
 import { createCacheStore } from '../../lib/cache';
 import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
 import { createWorker } from '../../lib/createWorker';
@@ -17,7 +16,8 @@ import { PhpObject } from '../../lib/php/values';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { LARAVEL_LINES, laravelMajor, requirePhp, runLaravelWorker, type PhpConnection } from '../support/php';
 import { dispatch13, php13Env } from '../support/php13';
-import { randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { randomPrefix } from '../support/redis';
+import { useRedisQueue } from '../support/useRedisQueue';
 
 const CACHE_PREFIX = 'larq_cache_';
 const UNIQUE_STEP = 'App\\Jobs\\UniqueStep';
@@ -27,29 +27,31 @@ const named: UniqueJobSpec = { displayName: (c) => `Nightly report ${String(c.ge
 for (const line of LARAVEL_LINES)
   describe(`interop: unique jobs (Laravel ${line})`, function () {
     this.timeout(60000);
-    let port: number;
-    let client: Redis;
+    const redis = useRedisQueue();
     const open: { close(): Promise<void> }[] = [];
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
     });
-    after(() => client?.disconnect());
     afterEach(async () => Promise.all(open.splice(0).map((o) => o.close())));
 
     function sides(prefix = randomPrefix()) {
       const cache = new RedisCacheStore({
-        connection: { port, host: '127.0.0.1' },
+        connection: { port: redis.port, host: '127.0.0.1' },
         database: 0,
         prefix,
         cachePrefix: CACHE_PREFIX,
         laravel: laravelMajor(line),
       });
-      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
+      const queue = new RedisQueue({ connection: { port: redis.port, host: '127.0.0.1' }, prefix, laravel: line });
       open.push(queue, cache);
-      const php: PhpConnection = { laravel: line, port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
+      const php: PhpConnection = {
+        laravel: line,
+        port: redis.port,
+        prefix,
+        cachePrefix: CACHE_PREFIX,
+        env: php13Env(),
+      };
       const unique = { classes: { [UNIQUE_STEP]: {}, [NAMED]: named }, cache, options: { laravel: line } };
       const larqWorker = (queueName: string) => {
         const handlers = new Handlers({
@@ -66,7 +68,7 @@ for (const line of LARAVEL_LINES)
     const stepKey = (id: string) =>
       laravelMajor(line) === 8 ? `laravel_unique_job:${UNIQUE_STEP}${id}` : `laravel_unique_job:${UNIQUE_STEP}:${id}`;
     const commandsIn = async (prefix: string, queue: string) =>
-      (await client.lrange(`${prefix}queues:${queue}`, 0, -1)).map(
+      (await redis.client.lrange(`${prefix}queues:${queue}`, 0, -1)).map(
         (raw) => unserialize(JSON.parse(raw).data.command) as PhpObject,
       );
 
@@ -142,12 +144,12 @@ for (const line of LARAVEL_LINES)
       const prefix = randomPrefix();
       const cache = createCacheStore({
         driver: 'redis',
-        connection: { port, host: '127.0.0.1' },
+        connection: { port: redis.port, host: '127.0.0.1' },
         prefix,
         cachePrefix: CACHE_PREFIX,
         laravel: laravelMajor(line),
       });
-      const queue = new RedisQueue({ connection: { port, host: '127.0.0.1' }, prefix, laravel: line });
+      const queue = new RedisQueue({ connection: { port: redis.port, host: '127.0.0.1' }, prefix, laravel: line });
       open.push(queue, cache);
       const UniqueStep = phpClass(
         UNIQUE_STEP,
@@ -156,7 +158,13 @@ for (const line of LARAVEL_LINES)
       );
       const job = UniqueStep.make({ uniqueId: 'd1', queue: 'php' });
       expect(await dispatchUnique(queue, cache, job, {}, { laravel: line })).to.be.a('string');
-      const php: PhpConnection = { laravel: line, port, prefix, cachePrefix: CACHE_PREFIX, env: php13Env() };
+      const php: PhpConnection = {
+        laravel: line,
+        port: redis.port,
+        prefix,
+        cachePrefix: CACHE_PREFIX,
+        env: php13Env(),
+      };
       expect(
         (await dispatch13('unique-step', ['d1', 'php'], php)).ids,
         "PHP's dispatch of the same unique job",

@@ -2,10 +2,8 @@
 // throws is run by larq three times at the right times, lands in Laravel's failed_jobs table, is read by
 // Laravel's own DatabaseUuidFailedJobProvider, pushed back by Laravel's queue:retry, and run by Laravel.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import { unixSeconds } from '../../lib/clock';
 import { createWorker } from '../../lib/createWorker';
 import { createFailedJobProvider } from '../../lib/failed';
@@ -13,26 +11,20 @@ import { Handlers } from '../../lib/handlers/Handlers';
 import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { IdleTime } from '../support/idleTime';
-import { dumpKeys, randomPrefix, rawClient, requireRedis } from '../support/redis';
+import { dumpKeys, randomPrefix } from '../support/redis';
 import { LARAVEL_LINES, laravelHarness, requirePhp } from '../support/php';
+import { useRedisQueue } from '../support/useRedisQueue';
+import { useTempDir } from '../support/useTempDir';
 
 for (const line of LARAVEL_LINES)
   describe(`interop: a larq worker fails a Laravel ${line} job the way Laravel does`, function () {
     this.timeout(60000);
+    const redis = useRedisQueue();
+    const temp = useTempDir('interop-worker', 'all');
     const { major, phpDispatch, runLaravelWorkerDetailed, runPhp } = laravelHarness(line);
-    let port: number;
-    let client: Redis;
-    let dir: string;
 
     before(async function () {
       requirePhp(this, line);
-      port = await requireRedis(this);
-      client = rawClient(port);
-      dir = mkdtempSync(join(tmpdir(), 'larq-interop-worker-'));
-    });
-    after(() => {
-      client?.disconnect();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     async function laravelFailedJobs(
@@ -45,21 +37,21 @@ for (const line of LARAVEL_LINES)
 
     it('tries=3, backoff [1,2]: three runs, failed_jobs, Laravel reads it, queue:retry, a Laravel worker runs it', async function () {
       const prefix = randomPrefix();
-      const sqlite = join(dir, `${prefix}.sqlite`);
+      const sqlite = join(temp.path, `${prefix}.sqlite`);
       writeFileSync(sqlite, ''); // Laravel's SQLite connector wants the file to exist
       const created = await runPhp('failed-provider.php', ['create-table', JSON.stringify({ uuid: true })], {
         LARQ_SQLITE: sqlite,
       });
       expect(created.code, created.stderr).to.equal(0);
 
-      const sent = await phpDispatch('object-failing', { port, prefix, args: [3, 'boom', '1,2'] });
+      const sent = await phpDispatch('object-failing', { port: redis.port, prefix, args: [3, 'boom', '1,2'] });
 
       // Virtual time: only the worker's idle sleep moves the shared clock, so "due at" is checked exactly. Its
       // deadline timer (stop checks while the job runs) waits on the clock without moving it, and the clock
       // stands still while a pop, the handler or the release is on its way to Redis, however long that takes.
       const time = new IdleTime();
       const { clock } = time;
-      const queue = new RedisQueue({ connection: { port }, prefix, laravel: major, retryAfter: 90, clock });
+      const queue = new RedisQueue({ connection: { port: redis.port }, prefix, laravel: major, retryAfter: 90, clock });
       const failed = createFailedJobProvider({
         driver: 'database-uuids',
         database: { driver: 'sqlite', database: sqlite },
@@ -69,7 +61,7 @@ for (const line of LARAVEL_LINES)
       let last: RedisJob | undefined;
       const handlers = new Handlers().object('App\\Jobs\\FailingJob', async (command, ctx) => {
         last = ctx.job;
-        runs.push({ at: unixSeconds(clock), attempts: ctx.attempts, state: await dumpKeys(client, prefix) });
+        runs.push({ at: unixSeconds(clock), attempts: ctx.attempts, state: await dumpKeys(redis.client, prefix) });
         throw new Error(String(command.reason));
       });
       const worker = createWorker(
@@ -85,7 +77,7 @@ for (const line of LARAVEL_LINES)
           at: unixSeconds(clock),
           backoff: e.backoff,
           reserved: e.job.getReservedJob(),
-          state: dumpKeys(client, prefix),
+          state: dumpKeys(redis.client, prefix),
         });
       });
       try {
@@ -108,7 +100,7 @@ for (const line of LARAVEL_LINES)
       for (const run of runs)
         expect(Object.keys(run.state as object)).to.deep.equal([`${prefix}queues:default:reserved`]);
       // Failed for good: nothing left in Redis, one row in failed_jobs holding the raw body of attempt 3.
-      expect(await client.keys(`${prefix}*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${prefix}*`)).to.deep.equal([]);
       const rows = await laravelFailedJobs(sqlite);
       expect(rows).to.have.length(1);
       // DatabaseUuidFailedJobProvider::all() reports the uuid as the record's id, as queue:failed shows it.
@@ -125,16 +117,16 @@ for (const line of LARAVEL_LINES)
       // Laravel's queue:retry pushes it back with attempts reset, and removes the row.
       const retry = await runPhp('retry.php', ['all'], {
         LARQ_SQLITE: sqlite,
-        LARQ_REDIS_PORT: String(port),
+        LARQ_REDIS_PORT: String(redis.port),
         LARQ_PREFIX: prefix,
       });
       expect(retry.code, retry.stderr + retry.stdout).to.equal(0);
       expect(await laravelFailedJobs(sqlite)).to.deep.equal([]);
-      const [pushed] = await client.lrange(`${prefix}queues:default`, 0, -1);
+      const [pushed] = await redis.client.lrange(`${prefix}queues:default`, 0, -1);
       expect(JSON.parse(pushed)).to.include({ uuid: last!.uuid(), attempts: 0, id: sent.ids[0] });
 
       // And a Laravel worker runs it (it throws again, as the job always does: attempt 1 of 3, released).
-      const run = await runLaravelWorkerDetailed({ port, prefix, maxJobs: 1 });
+      const run = await runLaravelWorkerDetailed({ port: redis.port, prefix, maxJobs: 1 });
       expect(run.records.map((r) => [r.hook, r.uuid, r.attempts])).to.deep.equal([['handle', last!.uuid(), 1]]);
     });
   });

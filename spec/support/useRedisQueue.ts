@@ -1,7 +1,7 @@
 // Mocha hooks for a spec on the shared test redis-server, instead of a before/after block per file: the
 // server's port, a raw client (no prefix) for assertions, a fresh key prefix per test, and queues opened
-// through `open` closed after each test.
-import type Redis from 'ioredis';
+// through `open` and clients opened through `connect` closed after each test.
+import Redis, { type RedisOptions } from 'ioredis';
 import { RedisQueue, type RedisQueueOptions } from '../../lib/RedisQueue';
 import { randomPrefix, rawClient, requireRedis } from './redis';
 
@@ -14,6 +14,8 @@ export interface RedisQueueFixture {
   readonly prefix: string;
   /** A RedisQueue on the shared server with `defaults`, then `options`; closed after the test. */
   open(options?: RedisQueueOptions): RedisQueue;
+  /** Another plain client on the shared server (a MONITOR, a second connection); disconnected after the test. */
+  connect(options?: RedisOptions): Redis;
 }
 
 /** Call inside a `describe`: registers the hooks and returns the fixture they fill. */
@@ -22,6 +24,7 @@ export function useRedisQueue(defaults: () => RedisQueueOptions = () => ({})): R
   let client: Redis | undefined;
   let prefix = '';
   const opened: RedisQueue[] = [];
+  const connected: Redis[] = [];
   before(async function () {
     port = await requireRedis(this);
     client = rawClient(port);
@@ -31,6 +34,7 @@ export function useRedisQueue(defaults: () => RedisQueueOptions = () => ({})): R
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((q) => q.close()));
+    for (const c of connected.splice(0)) c.disconnect();
   });
   after(async () => {
     await client?.quit();
@@ -50,6 +54,11 @@ export function useRedisQueue(defaults: () => RedisQueueOptions = () => ({})): R
       const queue = new RedisQueue({ connection: `redis://127.0.0.1:${port}`, prefix, ...defaults(), ...options });
       opened.push(queue);
       return queue;
+    },
+    connect(options: RedisOptions = {}) {
+      const c = new Redis({ port, host: '127.0.0.1', ...options });
+      connected.push(c);
+      return c;
     },
   };
 }

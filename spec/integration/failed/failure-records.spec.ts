@@ -4,10 +4,8 @@
 // (a string) runs, as PHP's `+ 1` counts it. A real redis-server, SQLite and the file store.
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import type Redis from 'ioredis';
 import Sqlite from 'better-sqlite3';
 import { main } from '../../../lib/cli/main';
 import { createWorker } from '../../../lib/createWorker';
@@ -17,7 +15,8 @@ import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider
 import { Handlers } from '../../../lib/handlers/Handlers';
 import { RedisQueue } from '../../../lib/RedisQueue';
 import { createFailedJobsTable } from '../../../lib/sql';
-import { randomPrefix, rawClient, requireRedis } from '../../support/redis';
+import { useRedisQueue } from '../../support/useRedisQueue';
+import { useTempDir } from '../../support/useTempDir';
 
 /** A payload as PHP's json_encode writes a string job, with `bytes` as the value of data.s. */
 function payloadWith(uuid: string, bytes: Buffer): Buffer {
@@ -32,40 +31,27 @@ const INVALID_UTF8 = Buffer.from([0x41, 0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x42
 
 describe('failure records: uuid-less jobs, exact payload bytes, string attempts', function () {
   this.timeout(30000);
-  let port: number;
-  let client: Redis;
-  let dir: string;
-  let prefix: string;
+  const redis = useRedisQueue();
+  const temp = useTempDir('records', 'all');
   let queue: RedisQueue;
   let sqliteFile: string;
   let envFile: string;
 
-  before(async function () {
-    port = await requireRedis(this);
-    client = rawClient(port);
-    dir = mkdtempSync(join(tmpdir(), 'larq-records-'));
-  });
-  after(() => {
-    client?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
-  });
   beforeEach(async () => {
-    prefix = randomPrefix();
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 90 });
-    sqliteFile = join(dir, `${prefix}.sqlite`);
+    queue = redis.open({ laravel: 12, retryAfter: 90 });
+    sqliteFile = join(temp.path, `${redis.prefix}.sqlite`);
     await createFailedJobsTable({ driver: 'sqlite', database: sqliteFile });
-    envFile = join(dir, `${prefix}.env`);
-    mkdirSync(join(dir, prefix));
+    envFile = join(temp.path, `${redis.prefix}.env`);
+    mkdirSync(join(temp.path, redis.prefix));
   });
-  afterEach(async () => queue.close());
 
   function writeEnv(failed: 'database-uuids' | 'file'): void {
     const lines = [
       'APP_NAME=Shop',
       'QUEUE_CONNECTION=redis',
       'REDIS_HOST=127.0.0.1',
-      `REDIS_PORT=${port}`,
-      `REDIS_PREFIX=${prefix}`,
+      `REDIS_PORT=${redis.port}`,
+      `REDIS_PREFIX=${redis.prefix}`,
       'DB_CONNECTION=sqlite',
       `DB_DATABASE=${sqliteFile}`,
     ];
@@ -76,7 +62,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   async function larq(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main([...args, `--env=${envFile}`, `--app=${join(dir, prefix)}`], {
+    const code = await main([...args, `--env=${envFile}`, `--app=${join(temp.path, redis.prefix)}`], {
       out: (l) => void out.push(l),
       err: (l) => void err.push(l),
     });
@@ -98,13 +84,13 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   }
 
   // Where the file store lives in the app `larq --app` points at, as in Laravel.
-  const filePath = () => join(dir, prefix, 'storage', 'framework', 'cache', 'failed-jobs.json');
+  const filePath = () => join(temp.path, redis.prefix, 'storage', 'framework', 'cache', 'failed-jobs.json');
   const sqliteStore = () => new DatabaseFailedJobProvider({ driver: 'sqlite', database: sqliteFile });
 
   for (const kind of ['database-uuids', 'file'] as const) {
     it(`records a failing job without a uuid (another producer's raw push) in the ${kind} store`, async () => {
       const raw = '{"job":"App\\\\Jobs\\\\Boom@handle","data":{"n":1},"attempts":0}';
-      await client.rpush(`${prefix}queues:default`, raw);
+      await redis.client.rpush(`${redis.prefix}queues:default`, raw);
       const store = kind === 'file' ? new FileFailedJobProvider(filePath()) : sqliteStore();
       try {
         await failAll(store);
@@ -121,7 +107,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   it('keeps the exact bytes of a payload that is not valid UTF-8 in the SQLite record and through larq retry', async () => {
     const uuid = randomUUID();
     const bytes = payloadWith(uuid, INVALID_UTF8);
-    await client.rpush(`${prefix}queues:default`, bytes);
+    await redis.client.rpush(`${redis.prefix}queues:default`, bytes);
     const store = sqliteStore();
     try {
       await failAll(store);
@@ -138,14 +124,14 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     writeEnv('database-uuids');
     const retried = await larq('retry', uuid);
     expect(retried.code, retried.err.join('\n')).to.equal(0);
-    const [pushed] = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    const [pushed] = await redis.client.lrangeBuffer(`${redis.prefix}queues:default`, 0, -1);
     expect(pushed?.equals(bytes), `retried bytes ${pushed?.toString('hex')}`).to.equal(true);
   });
 
   it('keeps a payload the file store cannot hold (not UTF-8) in Redis, byte for byte, listed by larq failed and retried by larq retry', async () => {
     const uuid = randomUUID();
     const bytes = payloadWith(uuid, INVALID_UTF8);
-    await client.rpush(`${prefix}queues:default`, bytes);
+    await redis.client.rpush(`${redis.prefix}queues:default`, bytes);
     const store = new FileFailedJobProvider(filePath());
     const errors = await failAll(store);
     expect(await store.all()).to.deep.equal([]);
@@ -161,7 +147,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
 
     const retried = await larq('retry', uuid);
     expect(retried.code, retried.err.join('\n')).to.equal(0);
-    const [pushed] = await client.lrangeBuffer(`${prefix}queues:default`, 0, -1);
+    const [pushed] = await redis.client.lrangeBuffer(`${redis.prefix}queues:default`, 0, -1);
     expect(pushed?.equals(bytes), `retried bytes ${pushed?.toString('hex')}`).to.equal(true);
     expect(JSON.parse((await larq('failed', '--json')).out.join('\n'))).to.deep.equal([]);
   });
@@ -169,7 +155,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   it('lists and counts quarantined payloads with their reason in larq size, monitor and failed; forget and flush remove them', async () => {
     const uuid = randomUUID();
     const bad = ['not json', `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":"many"}`];
-    await client.rpush(`${prefix}queues:default`, ...bad);
+    await redis.client.rpush(`${redis.prefix}queues:default`, ...bad);
     for (let i = 0; i < bad.length; i++) await queue.pop().catch(() => undefined);
     writeEnv('database-uuids');
 
@@ -208,7 +194,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
 
     // The reason the pop script gave is kept with the payload (Lua's arithmetic error on "many").
     const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
-    const kept = await new RedisFailedLists(client, queue.keys).all();
+    const kept = await new RedisFailedLists(redis.client, queue.keys).all();
     expect(kept.map((k) => k.exception)).to.satisfy((texts: string[]) =>
       texts.every((t) => /could not reserve it \(.+\)/.test(t)),
     );
@@ -218,20 +204,20 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     expect(refused.code).to.equal(1);
     expect(refused.err.join('\n')).to.contain('quarantined');
     expect((await larq('forget', rows[0].id)).code).to.equal(0);
-    expect(await client.llen(`${prefix}queues:default:larq:invalid`)).to.equal(1);
+    expect(await redis.client.llen(`${redis.prefix}queues:default:larq:invalid`)).to.equal(1);
     expect((await larq('flush')).code).to.equal(0);
-    expect(await client.exists(`${prefix}queues:default:larq:invalid`)).to.equal(0);
+    expect(await redis.client.exists(`${redis.prefix}queues:default:larq:invalid`)).to.equal(0);
   });
 
   it('leaves a failed job reserved and names it when neither the store nor Redis can keep it; it comes back after retry_after and fails as attempt 2', async () => {
-    const short = new RedisQueue({ connection: { port }, prefix, laravel: 12, retryAfter: 1 });
+    const short = redis.open({ laravel: 12, retryAfter: 1 });
     const uuid = randomUUID();
-    await client.rpush(
-      `${prefix}queues:default`,
+    await redis.client.rpush(
+      `${redis.prefix}queues:default`,
       `{"uuid":"${uuid}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`,
     );
     // The failed list's key holds a string: RPUSH fails with WRONGTYPE. The store cannot be written either.
-    await client.set(`${prefix}queues:default:larq:failed`, 'in the way');
+    await redis.client.set(`${redis.prefix}queues:default:larq:failed`, 'in the way');
     const refusing = {
       log: () => Promise.reject(new Error('failed_jobs is unwritable')),
     } as unknown as FailedJobProvider;
@@ -254,18 +240,18 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
         first.filter((m) => m.includes(uuid) && m.includes('stays reserved')),
         first.join('\n'),
       ).to.have.length(1);
-      expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(1);
+      expect(await redis.client.zcard(`${redis.prefix}queues:default:reserved`)).to.equal(1);
 
-      await client.del(`${prefix}queues:default:larq:failed`);
+      await redis.client.del(`${redis.prefix}queues:default:larq:failed`);
       await new Promise((r) => setTimeout(r, 2100)); // past retry_after (1 s, whole seconds)
       const second = await run();
       expect(
         second.filter((m) => m.includes(uuid) && m.includes("larq's failed list")),
         second.join('\n'),
       ).to.have.length(1);
-      expect(await client.zcard(`${prefix}queues:default:reserved`)).to.equal(0);
+      expect(await redis.client.zcard(`${redis.prefix}queues:default:reserved`)).to.equal(0);
       const { RedisFailedLists } = await import('../../../lib/failed/RedisFailedLists');
-      const [kept] = await new RedisFailedLists(client, short.keys).all();
+      const [kept] = await new RedisFailedLists(redis.client, short.keys).all();
       // Counted as Laravel counts it: the reservation made it attempt 2, over maxTries 1.
       expect(JSON.parse(kept.payload)).to.include({ uuid, attempts: 1 });
       expect(kept.exception).to.match(/^MaxAttemptsExceededError: /);
@@ -279,12 +265,12 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     const payloads = uuids.map(
       (u) => `{"uuid":"${u}","job":"App\\\\Jobs\\\\Boom@handle","data":{"s":"é"},"attempts":0}`,
     );
-    await client.rpush(`${prefix}queues:default`, ...payloads);
+    await redis.client.rpush(`${redis.prefix}queues:default`, ...payloads);
     const refusing = {
       log: () => Promise.reject(new Error('failed_jobs is unwritable')),
     } as unknown as FailedJobProvider;
     await failAll(refusing);
-    expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
+    expect(await redis.client.llen(`${redis.prefix}queues:default:larq:failed`)).to.equal(2);
 
     writeEnv('database-uuids');
     const moved = await larq('failed', '--to-store', '--json');
@@ -292,7 +278,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
     expect(moved.err).to.deep.equal(['Moved 2 failed jobs from Redis into the failed-job store.']);
     const rows = JSON.parse(moved.out.join('\n')) as { id: string; kept: string }[];
     expect(rows.map((r) => [r.id, r.kept]).sort()).to.deep.equal(uuids.map((u) => [u, 'store']).sort());
-    expect(await client.exists(`${prefix}queues:default:larq:failed`)).to.equal(0);
+    expect(await redis.client.exists(`${redis.prefix}queues:default:larq:failed`)).to.equal(0);
     const store = sqliteStore();
     try {
       const records = await store.all();
@@ -305,8 +291,8 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
 
   it('larq failed --to-store exits non-zero and says how many stay in Redis when the store refuses some', async () => {
     const [text, bytes] = [randomUUID(), randomUUID()];
-    await client.rpush(
-      `${prefix}queues:default`,
+    await redis.client.rpush(
+      `${redis.prefix}queues:default`,
       Buffer.from(`{"uuid":"${text}","job":"App\\\\Jobs\\\\Boom@handle","data":{},"attempts":0}`),
       payloadWith(bytes, INVALID_UTF8),
     );
@@ -314,7 +300,7 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
       log: () => Promise.reject(new Error('failed_jobs is unwritable')),
     } as unknown as FailedJobProvider;
     await failAll(refusing);
-    expect(await client.llen(`${prefix}queues:default:larq:failed`)).to.equal(2);
+    expect(await redis.client.llen(`${redis.prefix}queues:default:larq:failed`)).to.equal(2);
 
     // The file store cannot hold bytes that are not UTF-8: it takes one and refuses the other.
     writeEnv('file');
@@ -334,8 +320,8 @@ describe('failure records: uuid-less jobs, exact payload bytes, string attempts'
   });
 
   it('runs a job whose attempts is the string "0", as attempt 1 (PHP counts "0" + 1)', async () => {
-    await client.rpush(
-      `${prefix}queues:default`,
+    await redis.client.rpush(
+      `${redis.prefix}queues:default`,
       `{"uuid":"${randomUUID()}","job":"App\\\\Jobs\\\\Ok@handle","data":{},"attempts":"0"}`,
     );
     const seen: number[] = [];

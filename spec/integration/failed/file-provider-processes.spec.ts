@@ -4,8 +4,7 @@
 // comes back. A file larq cannot read is kept as it is, and the error names it.
 import { expect } from 'chai';
 import { randomUUID } from 'crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { UnreadableFailedJobFileError } from '../../../lib/errors';
 import { FileFailedJobProvider } from '../../../lib/failed/FileFailedJobProvider';
@@ -14,43 +13,38 @@ import { compileCli, type CompiledCli } from '../../support/compiled';
 import { runLarq, startLarq, type LarqProcess } from '../../support/larqProcess';
 import { requirePhp, runPhp } from '../../support/php';
 import { ChainStep } from '../../support/phpJobs';
-import { randomPrefix, requireRedis } from '../../support/redis';
+import { useRedisQueue } from '../../support/useRedisQueue';
+import { useTempDir } from '../../support/useTempDir';
 
 describe('file failed-job store shared by processes', function () {
   this.timeout(180000);
-  let port: number;
+  const redis = useRedisQueue();
+  const temp = useTempDir('failed-shared');
   let cli: CompiledCli;
   let app: string;
   let file: string;
   let env: string;
-  let prefix: string;
   let queue: RedisQueue;
 
   before(async function () {
-    port = await requireRedis(this);
     cli = compileCli();
   });
   after(() => cli?.remove());
   beforeEach(() => {
-    app = mkdtempSync(join(tmpdir(), 'larq-failed-shared-'));
+    app = temp.path;
     file = join(app, 'storage', 'framework', 'cache', 'failed-jobs.json');
     mkdirSync(join(app, 'storage', 'framework', 'cache'), { recursive: true });
-    prefix = randomPrefix();
     env = join(app, '.env');
     const lines = [
       'APP_NAME=Shop',
       'REDIS_HOST=127.0.0.1',
-      `REDIS_PORT=${port}`,
-      `REDIS_PREFIX=${prefix}`,
+      `REDIS_PORT=${redis.port}`,
+      `REDIS_PREFIX=${redis.prefix}`,
       'QUEUE_FAILED_DRIVER=file',
       'CACHE_STORE=redis',
     ];
     writeFileSync(env, lines.join('\n') + '\n');
-    queue = new RedisQueue({ connection: { port }, prefix, laravel: 12 });
-  });
-  afterEach(async () => {
-    await queue?.close();
-    rmSync(app, { recursive: true, force: true });
+    queue = redis.open({ laravel: 12 });
   });
 
   const ids = (): string[] => (JSON.parse(readFileSync(file, 'utf8')) as { id: string }[]).map((r) => r.id);

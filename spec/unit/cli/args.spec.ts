@@ -1,10 +1,10 @@
 // The command line: flags as artisan spells them, and one clear line (exit 2) for every mistake.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { configFor, numberFlag, parse, UsageError, type Command } from '../../../lib/cli/args';
 import { COMMANDS, main } from '../../../lib/cli/main';
+import { useTempDir } from '../../support/useTempDir';
 
 const command = (name: string) => COMMANDS.find((c) => c.name === name)!;
 
@@ -82,21 +82,19 @@ describe('larq CLI arguments', function () {
   });
 
   describe('the global flags', function () {
-    let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'larq-args-'))));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+    const temp = useTempDir('args', 'all');
     const size: Command = command('size');
 
     it('--app reads the app .env and resolves paths from it; --env another file; the process wins', function () {
-      writeFileSync(join(dir, '.env'), 'APP_NAME="From App"\nREDIS_PORT=7000\n');
-      writeFileSync(join(dir, 'other.env'), 'APP_NAME=Other\n');
-      const fromApp = configFor(parse(size, [`--app=${dir}`]), {});
+      writeFileSync(join(temp.path, '.env'), 'APP_NAME="From App"\nREDIS_PORT=7000\n');
+      writeFileSync(join(temp.path, 'other.env'), 'APP_NAME=Other\n');
+      const fromApp = configFor(parse(size, [`--app=${temp.path}`]), {});
       expect(fromApp.queue).to.include({ appName: 'From App', connection: 'redis://127.0.0.1:7000/0' });
-      expect(fromApp.appDir).to.equal(dir);
-      expect(configFor(parse(size, [`--app=${dir}`, `--env=${join(dir, 'other.env')}`]), {}).queue.appName).to.equal(
-        'Other',
-      );
-      expect(configFor(parse(size, [`--app=${dir}`]), { APP_NAME: 'Process' }).queue.appName).to.equal('Process');
+      expect(fromApp.appDir).to.equal(temp.path);
+      expect(
+        configFor(parse(size, [`--app=${temp.path}`, `--env=${join(temp.path, 'other.env')}`]), {}).queue.appName,
+      ).to.equal('Other');
+      expect(configFor(parse(size, [`--app=${temp.path}`]), { APP_NAME: 'Process' }).queue.appName).to.equal('Process');
     });
 
     it('--laravel, --prefix and --redis-url override the environment', function () {
@@ -116,11 +114,11 @@ describe('larq CLI arguments', function () {
         UsageError,
         'larq size: --redis-url must be a redis:// or rediss:// URL, got "localhost:6379"',
       );
-      expect(() => configFor(parse(size, [`--app=${join(dir, 'nope')}`]), {})).to.throw(
+      expect(() => configFor(parse(size, [`--app=${join(temp.path, 'nope')}`]), {})).to.throw(
         UsageError,
         /--app=.*nope is not a directory/,
       );
-      expect(() => configFor(parse(size, [`--env=${join(dir, 'nope.env')}`]), {})).to.throw(
+      expect(() => configFor(parse(size, [`--env=${join(temp.path, 'nope.env')}`]), {})).to.throw(
         UsageError,
         /--env=.*nope\.env does not exist/,
       );

@@ -1,13 +1,13 @@
 // A Laravel app's environment turned into larq's configuration, as the skeleton's config files read it.
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { mkdirSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { UntransliterableTitleError } from '../../../lib/support/Str';
 import { describeRedis, redisClientOptions, redisClusterNodes } from '../../../lib/cli/redisConnection';
 import { configFromEnv, redisConnection } from '../../../lib/cli/config';
 import { InvalidOptionError, LarqError } from '../../../lib/errors';
 import { Encrypter } from '../../../lib/php/Encrypter';
+import { useTempDir } from '../../support/useTempDir';
 
 const KEY = 'base64:a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s=';
 
@@ -49,9 +49,7 @@ describe('larq CLI configuration', function () {
   });
 
   describe("the app's Laravel version", function () {
-    let app: string;
-    beforeEach(() => (app = mkdtempSync(join(tmpdir(), 'larq-app-'))));
-    afterEach(() => rmSync(app, { recursive: true, force: true }));
+    const temp = useTempDir('app');
     const lock = (version: string) =>
       JSON.stringify({
         packages: [
@@ -61,8 +59,8 @@ describe('larq CLI configuration', function () {
       });
 
     it("comes from composer.lock when nothing names it, and so does the prefix's skeleton", function () {
-      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
-      const c = configFromEnv({ APP_NAME: 'Acme Shop' }, { app });
+      writeFileSync(join(temp.path, 'composer.lock'), lock('v12.34.0'));
+      const c = configFromEnv({ APP_NAME: 'Acme Shop' }, { app: temp.path });
       expect([c.release.version, c.laravelSource, c.queue.prefix, c.prefixSource]).to.deep.equal([
         '12.34',
         'composer.lock',
@@ -72,30 +70,30 @@ describe('larq CLI configuration', function () {
     });
 
     it("falls back to vendor/laravel/framework's Application::VERSION, then to the newest line", function () {
-      const foundation = join(app, 'vendor/laravel/framework/src/Illuminate/Foundation');
+      const foundation = join(temp.path, 'vendor/laravel/framework/src/Illuminate/Foundation');
       mkdirSync(foundation, { recursive: true });
       writeFileSync(
         join(foundation, 'Application.php'),
         "<?php\nclass Application {\n    const VERSION = '13.6.2';\n}\n",
       );
-      expect(configFromEnv({}, { app }).release.version).to.equal('13.6');
-      expect(configFromEnv({}, { app }).laravelSource).to.equal(
+      expect(configFromEnv({}, { app: temp.path }).release.version).to.equal('13.6');
+      expect(configFromEnv({}, { app: temp.path }).laravelSource).to.equal(
         'vendor/laravel/framework/src/Illuminate/Foundation/Application.php',
       );
-      rmSync(join(app, 'vendor'), { recursive: true });
-      expect(configFromEnv({}, { app }).laravelSource).to.match(/^the default/);
+      rmSync(join(temp.path, 'vendor'), { recursive: true });
+      expect(configFromEnv({}, { app: temp.path }).laravelSource).to.match(/^the default/);
     });
 
     it('is LARQ_LARAVEL or --laravel over composer.lock, and REDIS_PREFIX names its own source', function () {
-      writeFileSync(join(app, 'composer.lock'), lock('v12.34.0'));
-      expect(configFromEnv({ LARQ_LARAVEL: '13' }, { app }).laravelSource).to.equal('LARQ_LARAVEL');
-      expect(configFromEnv({}, { app, laravel: '11' }).laravelSource).to.equal('--laravel');
-      expect(configFromEnv({ REDIS_PREFIX: 'p_' }, { app }).prefixSource).to.equal('REDIS_PREFIX');
+      writeFileSync(join(temp.path, 'composer.lock'), lock('v12.34.0'));
+      expect(configFromEnv({ LARQ_LARAVEL: '13' }, { app: temp.path }).laravelSource).to.equal('LARQ_LARAVEL');
+      expect(configFromEnv({}, { app: temp.path, laravel: '11' }).laravelSource).to.equal('--laravel');
+      expect(configFromEnv({ REDIS_PREFIX: 'p_' }, { app: temp.path }).prefixSource).to.equal('REDIS_PREFIX');
     });
 
     it('refuses a composer.lock naming a Laravel larq does not speak', function () {
-      writeFileSync(join(app, 'composer.lock'), lock('v7.30.0'));
-      expect(() => configFromEnv({}, { app })).to.throw(
+      writeFileSync(join(temp.path, 'composer.lock'), lock('v7.30.0'));
+      expect(() => configFromEnv({}, { app: temp.path })).to.throw(
         LarqError,
         /composer\.lock says the app runs Laravel 7\.30, .*LARQ_LARAVEL/,
       );

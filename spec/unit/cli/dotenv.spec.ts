@@ -1,10 +1,10 @@
 // Reading a Laravel .env as Laravel's dotenv does: the syntax, and the process environment winning.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { DotenvError, laravelEnv, loadEnvironment, parseDotenv } from '../../../lib/cli/dotenv';
 import { InvalidOptionError } from '../../../lib/errors';
+import { useTempDir } from '../../support/useTempDir';
 
 describe('larq CLI .env files', function () {
   it('reads KEY=value lines, export, comments and blank lines', function () {
@@ -95,12 +95,10 @@ describe('larq CLI .env files', function () {
   });
 
   describe('loadEnvironment', function () {
-    let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'larq-dotenv-'))));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+    const temp = useTempDir('dotenv', 'all');
 
     it('merges the file under the process environment, as Laravel loads .env immutably', function () {
-      const file = join(dir, '.env');
+      const file = join(temp.path, '.env');
       writeFileSync(file, 'APP_NAME=File\nREDIS_PORT=6380\nURL=${APP_NAME}\n');
       expect(loadEnvironment(file, { APP_NAME: 'Process', OTHER: 'x' })).to.deep.equal({
         APP_NAME: 'Process',
@@ -112,7 +110,10 @@ describe('larq CLI .env files', function () {
     });
 
     it('refuses a missing file', function () {
-      expect(() => loadEnvironment(join(dir, 'nope.env'), {})).to.throw(DotenvError, /nope\.env: no such \.env file/);
+      expect(() => loadEnvironment(join(temp.path, 'nope.env'), {})).to.throw(
+        DotenvError,
+        /nope\.env: no such \.env file/,
+      );
     });
   });
 

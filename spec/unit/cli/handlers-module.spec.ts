@@ -1,20 +1,18 @@
 // `larq work --handlers=MODULE`: a module that cannot load is reported for what it is, with where it broke.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { UsageError } from '../../../lib/cli/args';
 import { loadHandlers } from '../../../lib/cli/commands/work';
 import { LarqError } from '../../../lib/errors';
 import { Handlers } from '../../../lib/handlers/Handlers';
+import { useTempDir } from '../../support/useTempDir';
 
 describe('larq work --handlers: loading the module', function () {
-  let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'larq-handlers-'))));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const temp = useTempDir('handlers', 'all');
 
   async function failure(name: string, source: string): Promise<Error> {
-    const file = join(dir, name);
+    const file = join(temp.path, name);
     writeFileSync(file, source);
     try {
       await loadHandlers(file);
@@ -27,19 +25,19 @@ describe('larq work --handlers: loading the module', function () {
   it('loads a CommonJS module and an ES module that export Handlers', async function () {
     const lib = require.resolve('../../../lib/handlers/Handlers');
     writeFileSync(
-      join(dir, 'ok.cjs'),
+      join(temp.path, 'ok.cjs'),
       `const { Handlers } = require(${JSON.stringify(lib)}); module.exports = new Handlers();`,
     );
-    expect(await loadHandlers(join(dir, 'ok.cjs'))).to.be.instanceOf(Handlers);
-    writeFileSync(join(dir, 'ok.mjs'), `export default { run() {}, failed() {}, bindFailer() {} };`);
-    expect(await loadHandlers(join(dir, 'ok.mjs'))).to.have.property('run');
+    expect(await loadHandlers(join(temp.path, 'ok.cjs'))).to.be.instanceOf(Handlers);
+    writeFileSync(join(temp.path, 'ok.mjs'), `export default { run() {}, failed() {}, bindFailer() {} };`);
+    expect(await loadHandlers(join(temp.path, 'ok.mjs'))).to.have.property('run');
   });
 
   it('says "no such module" only when the file itself is missing', async function () {
     const e = await failure('present.txt', '');
     expect(e).to.be.instanceOf(UsageError); // a .txt exports nothing usable
     let missing: Error | undefined;
-    await loadHandlers(join(dir, 'absent.mjs')).catch((err: Error) => (missing = err));
+    await loadHandlers(join(temp.path, 'absent.mjs')).catch((err: Error) => (missing = err));
     expect(missing).to.be.instanceOf(UsageError);
     expect(missing!.message).to.match(/absent\.mjs: no such module/);
   });
