@@ -15,10 +15,10 @@ export interface CacheSignalsOptions {
   /** The time source deciding whether a read started ahead is still fresh. */
   clock?: Clock;
   /**
-   * Keep the next check's read under way (what the Worker does): each check takes the read started at
-   * the previous one, if still fresh, and starts the one for the next, so a check rarely waits for
-   * Redis and the pop after it can leave with the last job's acknowledgement. One read per check, as
-   * without it.
+   * Read ahead (what the Worker does): a check takes the newest read that answered and was started at
+   * most PREFETCH_FRESH_MS before it, so a check rarely waits for Redis and the pop after it leaves with
+   * the last job's acknowledgement; once that read is REFRESH_AFTER_MS old the check starts the next one
+   * beside it. About one read per REFRESH_AFTER_MS, however many checks. Without it: one read per check.
    */
   readAhead?: boolean;
 }
@@ -33,6 +33,9 @@ export class CacheSignals {
   // takes one at most once, and only while it is fresh.
   private restartAhead: Ahead<CacheValue> | undefined;
   private readonly pausedAhead = new Map<string, Ahead<boolean>>();
+  // With readAhead: the reads a check may take, one per signal (see RecentRead).
+  private readonly restartRecent = new RecentRead<CacheValue>();
+  private readonly pausedRecent = new Map<string, RecentRead<boolean>>();
 
   private readonly clock: Clock;
   private readonly readAhead: boolean;
@@ -65,10 +68,14 @@ export class CacheSignals {
   /** Whether `queue:restart` ran since start (restartRequested). A failed read is reported and never taken for a restart. */
   async shouldRestart(): Promise<boolean> {
     if (this.cache === undefined) return false;
-    const ahead = this.fresh(this.restartAhead);
-    this.restartAhead = this.readAhead ? started(readRestart(this.ahead!), this.clock.nowMs()) : undefined;
+    let read: Promise<CacheValue>;
+    if (this.readAhead) read = this.restartRecent.take(this.clock.nowMs(), this.readRestartAhead);
+    else {
+      read = this.fresh(this.restartAhead) ?? readRestart(this.cache);
+      this.restartAhead = undefined;
+    }
     try {
-      const current = await (ahead ?? readRestart(this.cache));
+      const current = await read;
       if (this.lastRestart === undefined) this.lastRestart = current;
       if (!restartRequested(this.lastRestart, current)) return false;
       this.restartSeen = { atStart: this.lastRestart, now: current };
@@ -92,11 +99,13 @@ export class CacheSignals {
    */
   async isPaused(connection: string, queue: string): Promise<boolean> {
     if (this.cache === undefined) return false;
+    if (this.readAhead)
+      return this.pausedRecentFor(connection, queue).take(this.clock.nowMs(), () =>
+        this.readPaused(this.ahead!, connection, queue),
+      );
     const key = `${connection}\0${queue}`;
     const ahead = this.fresh(this.pausedAhead.get(key));
-    if (this.readAhead)
-      this.pausedAhead.set(key, started(this.readPaused(this.ahead!, connection, queue), this.clock.nowMs()));
-    else this.pausedAhead.delete(key);
+    this.pausedAhead.delete(key);
     return ahead ?? this.readPaused(this.cache, connection, queue);
   }
 
@@ -113,6 +122,12 @@ export class CacheSignals {
     const cache = this.ahead;
     if (cache === undefined) return;
     const at = this.clock.nowMs();
+    if (this.readAhead) {
+      this.restartRecent.refresh(at, this.readRestartAhead);
+      for (const queue of queues)
+        this.pausedRecentFor(connection, queue).refresh(at, () => this.readPaused(cache, connection, queue));
+      return;
+    }
     if (this.fresh(this.restartAhead) === undefined) this.restartAhead = started(readRestart(cache), at);
     for (const queue of queues) {
       const key = `${connection}\0${queue}`;
@@ -125,6 +140,17 @@ export class CacheSignals {
   dropPrefetched(): void {
     this.restartAhead = undefined;
     this.pausedAhead.clear();
+    this.restartRecent.clear();
+    this.pausedRecent.clear();
+  }
+
+  private readonly readRestartAhead = (): Promise<CacheValue> => readRestart(this.ahead!);
+
+  private pausedRecentFor(connection: string, queue: string): RecentRead<boolean> {
+    const key = `${connection}\0${queue}`;
+    let recent = this.pausedRecent.get(key);
+    if (recent === undefined) this.pausedRecent.set(key, (recent = new RecentRead()));
+    return recent;
   }
 
   private fresh<T>(read: Ahead<T> | undefined): Promise<T> | undefined {
@@ -147,8 +173,51 @@ export interface RestartSignal {
   now: CacheValue;
 }
 
-/** How long a read prefetch() started may stand in for a check's own read (milliseconds). */
+/** How long a read started ahead may stand in for a check's own read (milliseconds; the README's bound). */
 export const PREFETCH_FRESH_MS = 100;
+
+/** With readAhead, how old the read checks take may grow before a check starts the next one (milliseconds). */
+export const REFRESH_AFTER_MS = PREFETCH_FRESH_MS / 2;
+
+// One signal's reads under readAhead. Invariant: take() hands out only a read started at most
+// PREFETCH_FRESH_MS before `now`; the newest one that answered if there is one (no wait), else the newest
+// under way, else a new one. At most one read is under way while the last is fresh, and a failed read is
+// never handed out again.
+class RecentRead<T> {
+  private answered: Ahead<T> | undefined;
+  private latest: Ahead<T> | undefined;
+
+  take(now: number, read: () => Promise<T>): Promise<T> {
+    this.refresh(now, read);
+    const answered = this.answered;
+    if (answered !== undefined && now - answered.at <= PREFETCH_FRESH_MS) return answered.value;
+    return this.latest!.value;
+  }
+
+  // Start the next read unless the newest is under way and fresh, or answered less than REFRESH_AFTER_MS ago.
+  refresh(now: number, read: () => Promise<T>): void {
+    const latest = this.latest;
+    if (latest !== undefined) {
+      const age = now - latest.at;
+      if (latest === this.answered ? age <= REFRESH_AFTER_MS : age <= PREFETCH_FRESH_MS) return;
+    }
+    const next = started(read(), now);
+    this.latest = next;
+    next.value.then(
+      () => {
+        if (this.answered === undefined || this.answered.at <= next.at) this.answered = next;
+      },
+      () => {
+        if (this.latest === next) this.latest = undefined;
+      },
+    );
+  }
+
+  clear(): void {
+    this.answered = undefined;
+    this.latest = undefined;
+  }
+}
 
 interface Ahead<T> {
   value: Promise<T>;

@@ -3,6 +3,7 @@
 // (`Worker::daemonShouldRun`) and `--once` (`Worker::runNextJob`).
 import { expect } from 'chai';
 import { pauseQueue, restartKey } from '../../../lib/cache/signals';
+import { PREFETCH_FRESH_MS } from '../../../lib/worker/CacheSignals';
 import { deferred, tick } from '../../support/fakeQueue';
 import { harness, type HarnessOptions } from './harness';
 
@@ -146,6 +147,26 @@ describe('Worker: restart signal', () => {
     expect((await same.worker.daemon('default')).reason).to.equal('max_jobs');
   });
 
+  it(`jobs back to back: queue:restart stops the worker within ${PREFETCH_FRESH_MS} ms, no job starting later`, async () => {
+    const h = harness();
+    let signalledAt: number | undefined;
+    const starts: number[] = [];
+    h.handler = async (job) => {
+      starts.push(h.time.clock.nowMs());
+      await h.time.sleep(7);
+      if (starts.length === 20) {
+        signalledAt = h.time.clock.nowMs();
+        await h.cache.store.forever(restartKey, 1767225600);
+      }
+      await job.delete();
+    };
+    for (let i = 0; i < 100; i++) h.queue.push('default');
+    expect((await h.worker.daemon('default')).reason).to.equal('restart_signal');
+    const late = starts.filter((at) => at > signalledAt!);
+    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
+    expect(starts.length).to.be.lessThan(100);
+  });
+
   it('is not checked without a cache', async () => {
     const h = harness({ cache: false, options: { stopWhenEmpty: true } });
     expect((await h.worker.daemon('default')).reason).to.equal('empty');
@@ -163,6 +184,26 @@ describe('Worker: pausing', () => {
     expect(h.events.filter((e) => e.startsWith('JobProcessing'))).to.deep.equal(['JobProcessing l']);
     expect(h.queue.pending('high')).to.have.length(1);
     expect(h.queue.log).to.not.include('pop:high');
+  });
+
+  it(`jobs back to back: a queue:pause holds the next pops within ${PREFETCH_FRESH_MS} ms, no job starting later`, async () => {
+    const h = harness({ options: { stopWhenEmpty: true, maxTime: 2 } });
+    let signalledAt: number | undefined;
+    const starts: number[] = [];
+    h.handler = async (job) => {
+      starts.push(h.time.clock.nowMs());
+      await h.time.sleep(7);
+      if (starts.length === 20) {
+        signalledAt = h.time.clock.nowMs();
+        await pauseQueue(h.cache.store, 'redis', 'default');
+      }
+      await job.delete();
+    };
+    for (let i = 0; i < 100; i++) h.queue.push('default');
+    await h.worker.daemon('default');
+    const late = starts.filter((at) => at > signalledAt!);
+    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
+    expect(h.queue.pending('default').length).to.be.greaterThan(0);
   });
 
   it('pause() stops taking jobs (no Looping), and the stop checks still run', async () => {
