@@ -22,6 +22,7 @@ import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
 import { dropReadTimeoutOnClose, readTimeoutOptions } from './redis/readTimeout';
+import { speakingResp2 } from './redis/resp2';
 import {
   isClient,
   reconnectDelay,
@@ -89,7 +90,11 @@ export class RedisQueue implements ReservedJobStore {
       reconnectOnError: reconnectOnReadOnly,
       ...readTimeoutOptions(this.options.readTimeout),
     };
-    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, reconnect) : new Redis({ ...reconnect, ...c });
+    this.client = isClient(c)
+      ? c
+      : typeof c === 'string'
+        ? new Redis(c, speakingResp2(reconnect))
+        : new Redis(speakingResp2({ ...reconnect, ...c }));
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
@@ -564,7 +569,7 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   private async scored(key: string): Promise<[string, number][]> {
-    const flat = await this.client.zrange(key, 0, -1, 'WITHSCORES');
+    const flat = await this.client.zrange(key, 0, '-1', 'WITHSCORES');
     const out: [string, number][] = [];
     for (let i = 0; i < flat.length; i += 2) out.push([flat[i], Number(flat[i + 1])]);
     return out;

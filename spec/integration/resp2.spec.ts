@@ -1,0 +1,165 @@
+// Every connection larq opens speaks RESP2, as phpredis and Predis do: in CLIENT LIST (resp=2) a larq
+// worker looks like a PHP one, and Redis before 6 (no RESP3) serves it. ioredis 6 would ask for RESP3
+// (HELLO 3) unless told otherwise. Real processes: `larq work` and a redis-server of the spec's own.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import Redis from 'ioredis';
+import { RedisCacheStore } from '../../lib/cache/RedisCacheStore';
+import { RedisQueue } from '../../lib/RedisQueue';
+import { compileCli, type CompiledCli } from '../support/compiled';
+import { startLarq, type LarqProcess } from '../support/larqProcess';
+import { ChainStep } from '../support/phpJobs';
+import { randomPrefix } from '../support/redis';
+import { waitFor } from '../support/redisProcess';
+import { ownRedis, type OwnRedis } from '../support/redisServer';
+
+/** A client of CLIENT LIST: its id, the RESP version it speaks, and the command it ran last. */
+interface Connection {
+  id: string;
+  resp: string;
+  cmd: string;
+}
+
+describe('the Redis protocol larq speaks', function () {
+  this.timeout(90000);
+  let server: OwnRedis;
+  let admin: Redis;
+  let adminId: string;
+  let cli: CompiledCli;
+  let dir: string;
+  const workers: LarqProcess[] = [];
+
+  before(async function () {
+    server = await ownRedis();
+    // The spec's own connection, left out of what it checks.
+    admin = new Redis({ port: server.port, host: '127.0.0.1', protocol: 2 });
+    adminId = String(await admin.client('ID'));
+    cli = compileCli();
+    dir = mkdtempSync(join(tmpdir(), 'larq-resp2-'));
+  });
+  after(async () => {
+    admin?.disconnect();
+    await server?.stop();
+    cli?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    for (const w of workers.splice(0)) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  });
+
+  /** Every connection but the spec's own, from CLIENT LIST. */
+  async function others(): Promise<Connection[]> {
+    const list = String(await admin.client('LIST'));
+    return list
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => Object.fromEntries(line.split(' ').map((f) => f.split('=', 2))) as unknown as Connection)
+      .filter((c) => c.id !== adminId);
+  }
+
+  /** How often any client asked for HELLO, from INFO commandstats (0 when none did). */
+  async function hellos(): Promise<number> {
+    const info = await admin.info('commandstats');
+    return Number(/^cmdstat_hello:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+  }
+
+  it('larq work opens queue, blocking-pop, cache and middleware connections, all resp=2', async () => {
+    await admin.config('RESETSTAT');
+    const prefix = randomPrefix();
+    const env = join(dir, `${randomPrefix()}.env`);
+    const vars = {
+      APP_NAME: 'Shop',
+      LARQ_LARAVEL: '13',
+      QUEUE_FAILED_DRIVER: 'null',
+      CACHE_STORE: 'redis',
+      REDIS_HOST: '127.0.0.1',
+      REDIS_PORT: String(server.port),
+      REDIS_PREFIX: prefix,
+      REDIS_QUEUE_BLOCK_FOR: '1',
+    };
+    writeFileSync(
+      env,
+      Object.entries(vars)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
+    const w = startLarq(cli.main, ['work', `--handlers=${cli.handlers}`, `--env=${env}`]);
+    workers.push(w);
+    // Idle, waiting in its blocking pop: every connection of the start is open.
+    const seen = new Map<string, Connection>();
+    await waitFor('the worker to wait in BLPOP', 30000, async () => {
+      const now = await others();
+      for (const c of now) seen.set(c.id, c);
+      return now.some((c) => c.cmd === 'blpop') ? true : undefined;
+    });
+    const queue = new RedisQueue({ connection: admin, prefix, laravel: 13 });
+    await queue.push(ChainStep.make({ step: 1 }));
+    await waitFor('the worker to run the job', 30000, async () => (/ DONE$/m.test(w.stdout) ? true : undefined));
+    for (const c of await others()) seen.set(c.id, c);
+    w.child.kill('SIGTERM');
+    expect(await w.done, w.stderr).to.equal(0);
+
+    const connections = [...seen.values()];
+    // the queue's, its blocking pop's, the cache's (database 1) and the middleware's at least
+    expect(connections.length, JSON.stringify(connections)).to.be.at.least(4);
+    expect(
+      connections.map((c) => c.resp),
+      'resp= of each connection',
+    ).to.deep.equal(connections.map(() => '2'));
+    expect(await hellos(), 'HELLO sent by some connection').to.equal(0);
+  });
+
+  it('a RedisQueue and a RedisCacheStore built from options speak resp=2, their own connections too', async () => {
+    await admin.config('RESETSTAT');
+    const before = new Set((await others()).map((c) => c.id));
+    const prefix = randomPrefix();
+    const fromUrl = new RedisQueue({
+      connection: `redis://127.0.0.1:${server.port}`,
+      prefix,
+      laravel: 13,
+      blockFor: 1,
+    });
+    const fromObject = new RedisQueue({
+      connection: { host: '127.0.0.1', port: server.port },
+      prefix,
+      laravel: 13,
+      blockFor: 1,
+    });
+    // database 1 for the cache, so its locks get a connection of their own on database 0
+    const cache = new RedisCacheStore({ connection: `redis://127.0.0.1:${server.port}/1`, laravel: 13 });
+    try {
+      // each queue's blocking pop opens its second connection
+      expect(await fromUrl.pop('default')).to.equal(null);
+      expect(await fromObject.pop('default')).to.equal(null);
+      await cache.put('resp2', 'yes', 60);
+      expect(await cache.lock('resp2', 10).acquire()).to.equal(true);
+      const opened = (await others()).filter((c) => !before.has(c.id));
+      expect(opened.length, JSON.stringify(opened)).to.equal(6);
+      expect(
+        opened.map((c) => c.resp),
+        'resp= of each connection',
+      ).to.deep.equal(opened.map(() => '2'));
+      expect(await hellos(), 'HELLO sent by some connection').to.equal(0);
+    } finally {
+      await Promise.all([fromUrl.close(), fromObject.close(), cache.close()]);
+    }
+  });
+
+  it('leaves the protocol to a user who chose one', async () => {
+    const before = new Set((await others()).map((c) => c.id));
+    const queue = new RedisQueue({
+      connection: { host: '127.0.0.1', port: server.port, protocol: 3 },
+      prefix: randomPrefix(),
+      laravel: 13,
+    });
+    try {
+      expect(await queue.size('default')).to.equal(0);
+      const opened = (await others()).filter((c) => !before.has(c.id));
+      expect(opened.map((c) => c.resp)).to.deep.equal(['3']);
+    } finally {
+      await queue.close();
+    }
+  });
+});
