@@ -21,7 +21,7 @@ import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { dropReadTimeoutOnClose, readTimeoutOptions } from './redis/readTimeout';
+import { readTimeoutOptions } from './redis/readTimeout';
 import { speakingResp2 } from './redis/resp2';
 import {
   isClient,
@@ -98,7 +98,6 @@ export class RedisQueue implements ReservedJobStore {
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
-    dropReadTimeoutOnClose(this.client);
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
     const { blockFor, retryAfter, readTimeout } = this.options;

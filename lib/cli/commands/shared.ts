@@ -13,7 +13,7 @@ import {
   reconnectOnReadOnly,
   type QueueTelemetry,
 } from '../../RedisQueueOptions';
-import { dropReadTimeoutOnClose, readTimeoutOptions } from '../../redis/readTimeout';
+import { readTimeoutOptions } from '../../redis/readTimeout';
 import { speakingResp2 } from '../../redis/resp2';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
@@ -127,7 +127,6 @@ export async function openRedis(
           ...silence,
         }),
       );
-  dropReadTimeoutOnClose(client);
   let firstProblem: Error | undefined;
   const sentinelErrors: string[] = [];
   // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).
