@@ -11,9 +11,11 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { startLarq, type LarqProcess } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
+import { LocalCluster } from '../support/cluster';
 import { randomPrefix } from '../support/redis';
 import { waitFor } from '../support/redisProcess';
 import { ownRedis, type OwnRedis } from '../support/redisServer';
+import { LocalSentinel } from '../support/sentinel';
 
 /** A client of CLIENT LIST: its id, the RESP version it speaks, and the command it ran last. */
 interface Connection {
@@ -161,5 +163,97 @@ describe('the Redis protocol larq speaks', function () {
     } finally {
       await queue.close();
     }
+  });
+
+  /** HELLO and EVALSHA calls so far on the server at `port`, from INFO commandstats. */
+  async function calls(port: number): Promise<{ hello: number; evalsha: number }> {
+    const node = new Redis({ port, host: '127.0.0.1', protocol: 2, lazyConnect: true });
+    try {
+      const info = await node.info('commandstats');
+      const count = (name: string) => Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+      return { hello: count('hello'), evalsha: count('evalsha') };
+    } finally {
+      node.disconnect();
+    }
+  }
+
+  /** Runs `larq work --stop-when-empty` on `vars`; the HELLOs and EVALSHAs it cost the servers on `ports`. */
+  async function workCalls(vars: Record<string, string>, ports: number[]): Promise<{ hello: number; evalsha: number }> {
+    const before = await Promise.all(ports.map(calls));
+    const env = join(dir, `${randomPrefix()}.env`);
+    writeFileSync(
+      env,
+      Object.entries({ APP_NAME: 'Shop', LARQ_LARAVEL: '13', QUEUE_FAILED_DRIVER: 'null', ...vars })
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
+    const w = startLarq(cli.main, [
+      'work',
+      `--handlers=${cli.handlers}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      `--env=${env}`,
+    ]);
+    workers.push(w);
+    expect(await w.done, w.stderr).to.equal(0);
+    expect(w.stdout.match(/ DONE$/gm), w.stdout).to.have.length(2);
+    const after = await Promise.all(ports.map(calls));
+    return {
+      hello: after.reduce((sum, c, i) => sum + c.hello - before[i].hello, 0),
+      evalsha: after.reduce((sum, c, i) => sum + c.evalsha - before[i].evalsha, 0),
+    };
+  }
+
+  describe('on a Redis Cluster', function () {
+    let cluster: LocalCluster;
+    before(async function () {
+      cluster = await LocalCluster.start(this);
+    });
+    after(async () => cluster?.stop());
+
+    it('larq work asks no node for RESP3', async () => {
+      const prefix = randomPrefix();
+      const queue = new RedisQueue({
+        connection: cluster.client({ redisOptions: { protocol: 2 } }),
+        prefix,
+        laravel: 13,
+        cluster: true,
+      });
+      for (const step of [1, 2]) await queue.push(ChainStep.make({ step }));
+      const seeds = cluster.ports.slice(0, 2).map((p) => `127.0.0.1:${p}`);
+      const cost = await workCalls(
+        { LARQ_REDIS_CLUSTER: seeds.join(','), REDIS_PREFIX: prefix, CACHE_STORE: 'redis' },
+        cluster.ports,
+      );
+      expect(cost.evalsha, 'the pops').to.be.at.least(2);
+      expect(cost.hello, 'HELLO sent to a node').to.equal(0);
+      await queue.close();
+    });
+  });
+
+  describe('behind Sentinel', function () {
+    let sentinel: LocalSentinel;
+    before(async function () {
+      sentinel = await LocalSentinel.start(this);
+    });
+    after(async () => sentinel?.stop());
+
+    it('larq work asks neither the sentinels nor the primary for RESP3', async () => {
+      const prefix = randomPrefix();
+      const queue = new RedisQueue({ connection: sentinel.client({ protocol: 2 }), prefix, laravel: 13 });
+      for (const step of [1, 2]) await queue.push(ChainStep.make({ step }));
+      const cost = await workCalls(
+        {
+          LARQ_REDIS_SENTINELS: sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(','),
+          LARQ_REDIS_SENTINEL_SERVICE: sentinel.name,
+          REDIS_PREFIX: prefix,
+          CACHE_STORE: 'redis',
+        },
+        [...sentinel.dataPorts, ...sentinel.sentinelPorts],
+      );
+      expect(cost.evalsha, 'the pops').to.be.at.least(2);
+      expect(cost.hello, 'HELLO sent to a sentinel or data node').to.equal(0);
+      await queue.close();
+    });
   });
 });
