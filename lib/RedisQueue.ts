@@ -567,8 +567,13 @@ export class RedisQueue implements ReservedJobStore {
     return scripts.migrateExpiredJobs(this.client, from, to, notify, this.now(), this.options.migrationBatchSize);
   }
 
+  // ZRANGE WITHSCORES replies [member, score, ...], or [member, score] pairs (the score a number) through
+  // a user's ioredis 6 client that maps replies the RESP3 way (replyMapping 'resp3').
   private async scored(key: string): Promise<[string, number][]> {
-    const flat = await this.client.zrange(key, 0, '-1', 'WITHSCORES');
+    const reply: unknown[] = await this.client.zrange(key, 0, '-1', 'WITHSCORES');
+    if (Array.isArray(reply[0]))
+      return (reply as [string, string | number][]).map(([member, score]) => [member, Number(score)]);
+    const flat = reply as string[];
     const out: [string, number][] = [];
     for (let i = 0; i < flat.length; i += 2) out.push([flat[i], Number(flat[i + 1])]);
     return out;

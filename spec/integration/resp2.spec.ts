@@ -165,6 +165,29 @@ describe('the Redis protocol larq speaks', function () {
     }
   });
 
+  it("reads a user's own RESP3 client, even one mapping replies the RESP3 way", async () => {
+    const client = new Redis({ port: server.port, host: '127.0.0.1', replyMapping: 'resp3' });
+    const queue = new RedisQueue({ connection: client, prefix: randomPrefix(), laravel: 13 });
+    try {
+      const at = Math.floor(Date.now() / 1000) + 60;
+      await queue.later(new Date(at * 1000), ChainStep.make({ step: 1 }));
+      await queue.push(ChainStep.make({ step: 2 }));
+      expect(await queue.pop()).to.not.equal(null);
+      const delayed = await queue.delayedJobs();
+      expect(delayed.map((j) => j.availableAt)).to.deep.equal([at]);
+      const reserved = await queue.reservedJobs();
+      expect(reserved).to.have.length(1);
+      expect(reserved[0].reservedUntil)
+        .to.be.a('number')
+        .and.at.least(at - 60);
+      const opened = (await others()).filter((c) => c.resp === '3');
+      expect(opened, 'the user client still speaks RESP3').to.have.length.at.least(1);
+    } finally {
+      await queue.close();
+      client.disconnect();
+    }
+  });
+
   /** HELLO and EVALSHA calls so far on the server at `port`, from INFO commandstats. */
   async function calls(port: number): Promise<{ hello: number; evalsha: number }> {
     const node = new Redis({ port, host: '127.0.0.1', protocol: 2, lazyConnect: true });
