@@ -21,7 +21,8 @@ import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
 import { whenConnected } from './redis/whenConnected';
 import { NotifyWaiter } from './redis/NotifyWaiter';
-import { dropReadTimeoutOnClose, readTimeoutOptions } from './redis/readTimeout';
+import { readTimeoutOptions } from './redis/readTimeout';
+import { speakingResp2 } from './redis/resp2';
 import {
   isClient,
   reconnectDelay,
@@ -89,11 +90,14 @@ export class RedisQueue implements ReservedJobStore {
       reconnectOnError: reconnectOnReadOnly,
       ...readTimeoutOptions(this.options.readTimeout),
     };
-    this.client = isClient(c) ? c : typeof c === 'string' ? new Redis(c, reconnect) : new Redis({ ...reconnect, ...c });
+    this.client = isClient(c)
+      ? c
+      : typeof c === 'string'
+        ? new Redis(c, speakingResp2(reconnect))
+        : new Redis(speakingResp2({ ...reconnect, ...c }));
     // Without a listener ioredis prints every failed reconnect as an unhandled 'error' event; the commands
     // themselves still reject with the error, which is where callers learn of it.
     if (this.ownsClient) this.client.on('error', () => undefined);
-    dropReadTimeoutOnClose(this.client);
     defineScripts(this.client);
     this.acks = new ZremBatcher(this.client);
     const { blockFor, retryAfter, readTimeout } = this.options;
@@ -563,8 +567,13 @@ export class RedisQueue implements ReservedJobStore {
     return scripts.migrateExpiredJobs(this.client, from, to, notify, this.now(), this.options.migrationBatchSize);
   }
 
+  // ZRANGE WITHSCORES replies [member, score, ...], or [member, score] pairs (the score a number) through
+  // a user's ioredis 6 client that maps replies the RESP3 way (replyMapping 'resp3').
   private async scored(key: string): Promise<[string, number][]> {
-    const flat = await this.client.zrange(key, 0, -1, 'WITHSCORES');
+    const reply: unknown[] = await this.client.zrange(key, 0, '-1', 'WITHSCORES');
+    if (Array.isArray(reply[0]))
+      return (reply as [string, string | number][]).map(([member, score]) => [member, Number(score)]);
+    const flat = reply as string[];
     const out: [string, number][] = [];
     for (let i = 0; i < flat.length; i += 2) out.push([flat[i], Number(flat[i + 1])]);
     return out;

@@ -137,7 +137,7 @@ async function show(client: Redis): Promise<void> {
       const items = await client.lrange(key, 0, -1);
       console.log(`   ${key.padEnd(40)} list ${items.length}  ${clip(items[0])}`);
     } else {
-      const [member, score] = await client.zrange(key, 0, 0, 'WITHSCORES');
+      const [member, score] = await client.zrange(key, 0, '0', 'WITHSCORES');
       const inSeconds = Number(score) - Math.floor(Date.now() / 1000);
       console.log(`   ${key.padEnd(40)} zset ${await client.zcard(key)}  due in ${inSeconds}s  ${clip(member)}`);
     }

@@ -6,6 +6,7 @@ import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { CacheValueError, InvalidOptionError } from '../errors';
 import { MAX_COMMAND_ARGUMENTS, slices } from '../redis/argumentLimit';
 import { defineScripts, scripts } from '../redis/scripts';
+import { speakingResp2 } from '../redis/resp2';
 import { ioredisKeyPrefix, isClient, type RedisConnection } from '../RedisQueueOptions';
 import { type CacheLock, type CacheStore, integerStep, rejectUnknownOptions, wholeSeconds } from './CacheStore';
 import { Lock } from './Lock';
@@ -88,10 +89,13 @@ function connect(
     const urlDb = /^\/(\d+)/.exec(URL.canParse(c) ? new URL(c).pathname : '');
     if (urlDb && database !== null && Number(urlDb[1]) !== database)
       throw new InvalidOptionError('database', `is ${database} but the URL selects database ${urlDb[1]}`);
-    return { client: new Redis(c, { db: database ?? (urlDb ? Number(urlDb[1]) : fallbackDb) }), owned: true };
+    return {
+      client: new Redis(c, speakingResp2({ db: database ?? (urlDb ? Number(urlDb[1]) : fallbackDb) })),
+      owned: true,
+    };
   }
   return {
-    client: new Redis({ ...(c as RedisOptions), db: database ?? (c as RedisOptions).db ?? fallbackDb }),
+    client: new Redis(speakingResp2({ ...(c as RedisOptions), db: database ?? (c as RedisOptions).db ?? fallbackDb })),
     owned: true,
   };
 }

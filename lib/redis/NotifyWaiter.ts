@@ -22,7 +22,7 @@ import type { QueueKeys } from './keys';
 import { AtMostOnceCommand } from './AtMostOnceCommand';
 import { CommandBatch } from './CommandBatch';
 import { whenConnected } from './whenConnected';
-import { dropReadTimeoutOnClose, longestBlockingWait, readTimeoutOptions } from './readTimeout';
+import { longestBlockingWait, readTimeoutOptions } from './readTimeout';
 import { defineScripts, popReply, scripts, type PopReply } from './scripts';
 
 /** How one wait ended: whether BLPOP took a token, and the reply of the pop that followed it. */
@@ -176,7 +176,6 @@ export class NotifyWaiter {
       // Ours, whoever owns the main client: without a listener ioredis prints every failed reconnect as
       // an unhandled 'error' event. The wait itself rejects with the error.
       this.connection.on('error', () => undefined);
-      dropReadTimeoutOnClose(this.connection);
       defineScripts(this.connection);
     }
     return this.connection;

@@ -165,7 +165,7 @@ describe('chaos: 20,000 jobs, 3 worker processes, SIGKILLs, CLIENT KILLs and Red
       while (disrupting) {
         await sleep(CLIENT_KILL_EVERY_MS);
         if (disrupting && redisUp)
-          await admin.client('KILL', 'TYPE', 'normal').then(
+          await admin.client('KILL', 'TYPE', 'NORMAL').then(
             () => killsOfClients++,
             () => undefined,
           );

@@ -57,7 +57,7 @@ describe('queue writes under dropped connections (integration)', function () {
     const loop = (async () => {
       while (running) {
         await new Promise((r) => setTimeout(r, everyMs));
-        await admin.client('KILL', 'TYPE', 'normal').then(
+        await admin.client('KILL', 'TYPE', 'NORMAL').then(
           () => kills++,
           () => undefined,
         );
@@ -229,7 +229,7 @@ describe('queue writes under dropped connections (integration)', function () {
     );
     const killed = await kills.stop();
     expect(killed).to.be.greaterThan(10);
-    const reserved = (await admin.zrange(q.keys.forQueue('default').reserved, 0, -1)).map(
+    const reserved = (await admin.zrange(q.keys.forQueue('default').reserved, 0, '-1')).map(
       (member) => (JSON.parse(member) as { uuid: string }).uuid,
     );
     const orphans = reserved.filter((p) => !returned.has(p));

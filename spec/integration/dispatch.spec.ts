@@ -95,7 +95,7 @@ describe('dispatching job objects from Node', function () {
   it('later() scores the job now + delay and records the delay in the payload', async function () {
     const q = makeQueue(13);
     const id = await q.later(120, basicJob(13).make({ to: 'a', subject: 'b', meta: null }), 'emails');
-    const [member, score] = await redis.client.zrange(`${redis.prefix}queues:emails:delayed`, 0, -1, 'WITHSCORES');
+    const [member, score] = await redis.client.zrange(`${redis.prefix}queues:emails:delayed`, 0, '-1', 'WITHSCORES');
     expect(Number(score)).to.equal(FIXTURE_NOW + 120);
     expect(JSON.parse(member)).to.include({ id, delay: 120 });
     expect(await q.pop('emails')).to.equal(null);

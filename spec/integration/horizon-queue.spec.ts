@@ -73,7 +73,7 @@ describe('HorizonRedisQueue', function () {
     await (await queue.pop())!.release(0);
     await worker.runNextJob('default');
     await new Promise((r) => setTimeout(r, 100));
-    const failed = await client.zrange(`${hz}failed_jobs`, 0, -1);
+    const failed = await client.zrange(`${hz}failed_jobs`, 0, '-1');
     expect(failed.sort()).to.deep.equal([unknown, exhausted].sort());
     expect(await client.hget(`${hz}${unknown}`, 'exception')).to.match(/^UnknownJobError: /);
     expect(await client.hget(`${hz}${exhausted}`, 'exception')).to.match(
@@ -96,7 +96,7 @@ describe('HorizonRedisQueue', function () {
     await client.zadd(`${hz}recent_jobs`, -(now - 3700), 'old', -(now - 10), 'new');
     await client.zadd(`${hz}failed_jobs`, -(now - 10080 * 60 - 100), 'old', -(now - 10), 'new');
     await queue.trim();
-    expect(await client.zrange(`${hz}recent_jobs`, 0, -1)).to.deep.equal(['new']);
-    expect(await client.zrange(`${hz}failed_jobs`, 0, -1)).to.deep.equal(['new']);
+    expect(await client.zrange(`${hz}recent_jobs`, 0, '-1')).to.deep.equal(['new']);
+    expect(await client.zrange(`${hz}failed_jobs`, 0, '-1')).to.deep.equal(['new']);
   });
 });

@@ -45,7 +45,7 @@ describe('the laravel option (a major or major.minor)', function () {
     const raw =
       delay === undefined
         ? await client.lindex(`${prefix}queues:default`, 0)
-        : (await client.zrange(`${prefix}queues:default:delayed`, 0, -1))[0];
+        : (await client.zrange(`${prefix}queues:default:delayed`, 0, '-1'))[0];
     const payload = JSON.parse(raw!) as Record<string, unknown> & { data: Record<string, unknown> };
     return [...Object.keys(payload), ...Object.keys(payload.data).map((k) => `data.${k}`)];
   }

@@ -208,7 +208,7 @@ describe('RedisQueue.popMany (integration)', function () {
     await deleted.delete();
     await released.release(30);
     expect(await client.zcard(`${k}:reserved`)).to.equal(0);
-    const [member] = await client.zrangeBuffer(`${k}:delayed`, 0, -1);
+    const [member] = await client.zrangeBuffer(`${k}:delayed`, 0, '-1');
     expect(member.includes(Buffer.from([0xff, 0xfe])), 'the released job keeps its bytes').to.equal(true);
   });
 
@@ -308,7 +308,7 @@ describe('RedisQueue.popMany (integration)', function () {
       const before = await zremCalls();
       await Promise.all([jobs[0].delete(), jobs[2].delete(), jobs[4].delete()]);
       expect((await zremCalls()) - before).to.equal(1);
-      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members([
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, '-1')).to.have.members([
         jobs[1].getReservedJob(),
         jobs[3].getReservedJob(),
       ]);
@@ -352,7 +352,7 @@ describe('RedisQueue.popMany (integration)', function () {
         seen.includes('evalsha') ? 'evalsha' : 'eval',
       ]);
       expect(second.map((j) => j.getJobId())).to.deep.equal(['id3', 'id4']);
-      expect(await client.zrange(`${p}queues:default:reserved`, 0, -1)).to.have.members(
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, '-1')).to.have.members(
         second.map((j) => j.getReservedJob()),
       );
     });

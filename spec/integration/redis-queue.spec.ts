@@ -44,7 +44,7 @@ describe('RedisQueue (integration)', function () {
       expect(await q.migrateExpiredJobs('queues:default:delayed', 'queues:default')).to.deep.equal(['a', 'b', 'c']);
       expect(await list(key())).to.deep.equal(['head', 'a', 'b', 'c']);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
-      expect(await redis.client.zrange(key(':delayed'), 0, -1)).to.deep.equal(['later']);
+      expect(await redis.client.zrange(key(':delayed'), 0, '-1')).to.deep.equal(['later']);
     });
 
     it('pop migrates delayed before reserved, then reserves the head', async () => {
@@ -196,7 +196,7 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size(); // on the same connection as the correction, so after it
-      expect(await redis.client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+      expect(await redis.client.zrange(key(':reserved'), 0, '-1', 'WITHSCORES')).to.deep.equal([
         popped.getReservedJob(),
         String(NOW + 3 + 90),
       ]);
@@ -210,7 +210,7 @@ describe('RedisQueue (integration)', function () {
       await open().pushRaw(job(1));
       const popped = (await popping)!;
       await q.size();
-      expect(await redis.client.zrange(key(':reserved'), 0, -1, 'WITHSCORES')).to.deep.equal([
+      expect(await redis.client.zrange(key(':reserved'), 0, '-1', 'WITHSCORES')).to.deep.equal([
         popped.getReservedJob(),
         String(NOW + 2),
       ]);
@@ -458,7 +458,7 @@ describe('RedisQueue (integration)', function () {
       expect(seen).to.deep.equal(['eval', 'eval', 'rpush', 'rpush', 'eval', 'eval', 'zadd']);
       expect(await list(key())).to.deep.equal([job(1), job(2), job(4)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1', '1']);
-      expect(await redis.client.zrange(key(':delayed'), 0, -1)).to.deep.equal([job(0), job(3), job(5)]);
+      expect(await redis.client.zrange(key(':delayed'), 0, '-1')).to.deep.equal([job(0), job(3), job(5)]);
     });
 
     it("push rejects with Redis' own error when the script fails, and sends it once", async () => {
@@ -513,7 +513,10 @@ describe('RedisQueue (integration)', function () {
       expect(await q.bulkRaw(entries)).to.deep.equal(['id1', 'id2', 'id3']);
       expect(await list(key())).to.deep.equal([job(1), job(3)]);
       expect(await list(key(':notify'))).to.deep.equal(['1', '1']);
-      expect(await redis.client.zrange(key(':delayed'), 0, -1, 'WITHSCORES')).to.deep.equal([job(2), String(NOW + 10)]);
+      expect(await redis.client.zrange(key(':delayed'), 0, '-1', 'WITHSCORES')).to.deep.equal([
+        job(2),
+        String(NOW + 10),
+      ]);
     });
 
     it('bulkRaw whose connection drops after MULTI answered fails whole: ioredis does not resend the rest outside a MULTI', async () => {
@@ -634,7 +637,9 @@ describe('RedisQueue (integration)', function () {
         const q = open({ connection: { port: redis.port, host: '127.0.0.1', ...extra } });
         await Promise.all([q.pushRaw(job(1), name), q.laterRaw(5, job(2), name), q.pushRaw(job(3), name)]);
         expect(await list(`${redis.prefix}queues:${name}`), name).to.deep.equal([job(1), job(3)]);
-        expect(await redis.client.zrange(`${redis.prefix}queues:${name}:delayed`, 0, -1), name).to.deep.equal([job(2)]);
+        expect(await redis.client.zrange(`${redis.prefix}queues:${name}:delayed`, 0, '-1'), name).to.deep.equal([
+          job(2),
+        ]);
       }
     });
 

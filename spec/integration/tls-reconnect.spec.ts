@@ -103,7 +103,7 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
     const cutter = (async () => {
       while (cutting) {
         await new Promise((r) => setTimeout(r, cutEveryMs ?? 0));
-        await admin.client('KILL', 'TYPE', 'normal').then(
+        await admin.client('KILL', 'TYPE', 'NORMAL').then(
           () => kills++,
           () => undefined,
         );
@@ -133,8 +133,8 @@ describe('queue and worker over TLS and through reconnects (integration)', funct
       for (;;) {
         const stored = [
           ...(await admin.lrange(keys.queue, 0, -1)),
-          ...(await admin.zrange(keys.delayed, 0, -1)),
-          ...(await admin.zrange(keys.reserved, 0, -1)),
+          ...(await admin.zrange(keys.delayed, 0, '-1')),
+          ...(await admin.zrange(keys.reserved, 0, '-1')),
         ];
         if (runs.has(n) || stored.some((p) => p.includes(`s:4:"step";i:${n};`))) break;
         if (

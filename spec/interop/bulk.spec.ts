@@ -43,7 +43,7 @@ for (const line of LARAVEL_LINES)
       for (const raw of await redis.client.lrange(`${prefix}queues:default`, 0, -1)) {
         out.push({ step: stepOf(raw), key: 'queues:default', delay: delayOf(raw), dueIn: 0 });
       }
-      const delayed = await redis.client.zrange(`${prefix}queues:default:delayed`, 0, -1, 'WITHSCORES');
+      const delayed = await redis.client.zrange(`${prefix}queues:default:delayed`, 0, '-1', 'WITHSCORES');
       for (let i = 0; i < delayed.length; i += 2) {
         out.push({
           step: stepOf(delayed[i]),

@@ -173,7 +173,7 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
     it('a job Laravel delayed 2 s on queues:{low}:delayed runs once due, not before', async function () {
       const { prefix, php, queue } = sides();
       const sent = await phpDispatch('delayed', { ...php, args: [2, 'low'] });
-      const [, score] = await client.zrange(queueKey(prefix, 'low', ':delayed'), 0, -1, 'WITHSCORES');
+      const [, score] = await client.zrange(queueKey(prefix, 'low', ':delayed'), 0, '-1', 'WITHSCORES');
       expect(Number(score)).to.equal(sent.now + 2);
       const ran: { id: string | null; at: number }[] = [];
       const handlers = new Handlers().object(
@@ -208,7 +208,7 @@ describe('interop: larq and Laravel 13.26 on one Redis Cluster (phpredis cluster
           if (ctx.attempts > c.times) return;
           const releasedAt = Math.floor(Date.now() / 1000);
           await ctx.release(c.releaseDelay);
-          const [member, score] = await client.zrange(delayedKey, 0, -1, 'WITHSCORES');
+          const [member, score] = await client.zrange(delayedKey, 0, '-1', 'WITHSCORES');
           expect(JSON.parse(member)).to.include({ id: sent.ids[0], attempts: ctx.attempts });
           expect(Number(score) - releasedAt).to.be.within(1, 2);
           dueAt.push(Number(score));

@@ -411,7 +411,7 @@ async function keyspace(client: Redis, c: Copy, labels: Map<string, string>): Pr
       content = Object.keys(hash).sort();
       if (hash.throughput !== undefined) content = { fields: content, throughput: hash.throughput };
     } else if (type === 'zset') {
-      const flat = await client.zrange(key, 0, -1, 'WITHSCORES');
+      const flat = await client.zrange(key, 0, '-1', 'WITHSCORES');
       const items: string[] = [];
       for (let i = 0; i < flat.length; i += 2)
         items.push(`${labels.get(flat[i]) ?? flat[i]} ${Number(flat[i + 1]) < 0 ? '-' : '+'}`);

@@ -156,7 +156,7 @@ for (const line of LARAVEL_LINES)
       // loaded machine can be a second later than the push itself).
       const redis = rawClient(port);
       const [, score] = await redis
-        .zrange(`${prefix}queues:default:delayed`, 0, 0, 'WITHSCORES')
+        .zrange(`${prefix}queues:default:delayed`, 0, '0', 'WITHSCORES')
         .finally(() => redis.disconnect());
       const due = Number(score);
       expect(due).to.be.within(before + 3, sent.now + 3);

@@ -142,7 +142,7 @@ for (const line of LARAVEL_LINES)
         const prefix = randomPrefix();
         const sent = await phpDispatch('delayed', { port, prefix, args: [2] });
         const q = larq(prefix);
-        const [, score] = await client.zrange(`${prefix}queues:default:delayed`, 0, -1, 'WITHSCORES');
+        const [, score] = await client.zrange(`${prefix}queues:default:delayed`, 0, '-1', 'WITHSCORES');
         expect(Number(score)).to.equal(sent.now + 2);
         let job = null;
         while (job === null) {

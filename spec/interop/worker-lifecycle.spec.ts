@@ -36,7 +36,7 @@ for (const line of LARAVEL_LINES)
       } finally {
         await queue.close();
       }
-      const reserved = await redis.client.zrange(`${prefix}queues:default:reserved`, 0, -1);
+      const reserved = await redis.client.zrange(`${prefix}queues:default:reserved`, 0, '-1');
       expect(reserved.map((r) => JSON.parse(r).attempts)).to.deep.equal([1]);
       await new Promise((r) => setTimeout(r, 2500)); // retry_after
       const records = await runLaravelWorker({ port: redis.port, prefix, retryAfter: 2, tries: 3 });

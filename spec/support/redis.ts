@@ -51,7 +51,7 @@ export async function dumpKeys(client: Redis, prefix: string): Promise<Record<st
     const type = await client.type(key);
     if (type === 'list') out[key] = { type, items: await client.lrange(key, 0, -1) };
     else if (type === 'zset') {
-      const flat = await client.zrange(key, 0, -1, 'WITHSCORES');
+      const flat = await client.zrange(key, 0, '-1', 'WITHSCORES');
       const items = [];
       for (let i = 0; i < flat.length; i += 2) items.push({ member: flat[i], score: Number(flat[i + 1]) });
       out[key] = { type, items };

@@ -1,8 +1,8 @@
 // The read timeout across a reconnect: ioredis 5 arms one socketTimeout timer per client and clears it
-// only when a reply arrives on the socket it was armed for (ioredis issue 2147). When that socket closes
-// with a reply owed (Redis went away), the timer outlived it and, at the old deadline, cut the connection
-// made since, healthy and answering: one more reconnect after every outage shorter than the read timeout,
-// and whatever pop was in flight on it reported unconfirmed. A fake server plays Redis, so the
+// only when a reply arrives on the socket it was armed for (ioredis issue 2147; 6.0.0 clears it when the
+// socket closes). When that socket closes with a reply owed (Redis went away), the timer outlived it and,
+// at the old deadline, cut the connection made since, healthy and answering: one more reconnect after
+// every outage shorter than the read timeout, and whatever pop was in flight on it reported unconfirmed. A fake server plays Redis, so the
 // interleaving is exact: it takes the first command after the ready check and closes without answering.
 import { expect } from 'chai';
 import { RedisQueue } from '../../lib/RedisQueue';

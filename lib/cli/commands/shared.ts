@@ -13,7 +13,8 @@ import {
   reconnectOnReadOnly,
   type QueueTelemetry,
 } from '../../RedisQueueOptions';
-import { dropReadTimeoutOnClose, readTimeoutOptions } from '../../redis/readTimeout';
+import { readTimeoutOptions } from '../../redis/readTimeout';
+import { speakingResp2 } from '../../redis/resp2';
 import type { SqlConnectionConfig } from '../../sql';
 import { InvalidArgumentError, type Io } from '../args';
 import { isUuid } from '../../uuid';
@@ -110,21 +111,22 @@ export async function openRedis(
         lazyConnect: true,
         enableReadyCheck: false,
         clusterRetryStrategy: retry,
-        redisOptions: { ...cluster.redisOptions, maxRetriesPerRequest, ...silence },
+        redisOptions: speakingResp2({ ...cluster.redisOptions, maxRetriesPerRequest, ...silence }),
         ...(cluster.dnsLookup ? { dnsLookup: cluster.dnsLookup } : {}),
       })
     : // Through sentinels, ioredis asks them all again forever by default, in silence: a command that
       // cannot find its primary at start gives up instead (sentinelProblem says why), as without them.
-      new Redis({
-        ...redisClientOptions(url, tls),
-        lazyConnect: true,
-        maxRetriesPerRequest,
-        retryStrategy: retry,
-        sentinelRetryStrategy: retry,
-        reconnectOnError: reconnectOnReadOnly,
-        ...silence,
-      });
-  dropReadTimeoutOnClose(client);
+      new Redis(
+        speakingResp2({
+          ...redisClientOptions(url, tls),
+          lazyConnect: true,
+          maxRetriesPerRequest,
+          retryStrategy: retry,
+          sentinelRetryStrategy: retry,
+          reconnectOnError: reconnectOnReadOnly,
+          ...silence,
+        }),
+      );
   let firstProblem: Error | undefined;
   const sentinelErrors: string[] = [];
   // ioredis' socketTimeout: the peer went silent without closing (see redis/readTimeout).

@@ -31,8 +31,8 @@ async function uuidsInRedis(client: Redis, prefix: string): Promise<string[]> {
   const base = `${prefix}queues:default`;
   const entries = [
     ...(await client.lrange(base, 0, -1)),
-    ...(await client.zrange(`${base}:reserved`, 0, -1)),
-    ...(await client.zrange(`${base}:delayed`, 0, -1)),
+    ...(await client.zrange(`${base}:reserved`, 0, '-1')),
+    ...(await client.zrange(`${base}:delayed`, 0, '-1')),
     ...(await client.lrange(`${base}:larq:failed`, 0, -1)),
   ];
   return entries.map(uuidOf).filter((u): u is string => u !== undefined);
