@@ -9,7 +9,15 @@
 const { existsSync } = require('fs');
 const { getHeapStatistics } = require('v8');
 const Redis = require('ioredis');
-const { chainHooks, createCacheStore, createWorker, debouncedJobs, Handlers, RedisQueue } = require('../dist');
+const {
+  chainHooks,
+  createCacheStore,
+  createWorker,
+  debouncedJobs,
+  DEFAULT_WORKER_OPTIONS,
+  Handlers,
+  RedisQueue,
+} = require('../dist');
 const { job } = require('./bench-clock');
 
 const port = Number(process.env.REDIS_PORT);
@@ -44,21 +52,8 @@ async function main() {
   const worker = createWorker(
     queue,
     handlers,
-    {
-      maxTries: 1,
-      backoff: 0,
-      timeout: 60,
-      sleep: 3,
-      rest: 0,
-      memory: 128,
-      maxJobs: 0,
-      maxTime: 0,
-      stopWhenEmpty: false,
-      force: false,
-      name: 'default',
-      concurrency,
-      handleSignals: true,
-    },
+    // What `larq work` passes when every flag is at its default: Laravel's queue:work defaults.
+    { ...DEFAULT_WORKER_OPTIONS, concurrency, handleSignals: true },
     { cache, isDownForMaintenance: () => existsSync(downFile), memoryUsage: () => Math.max(0, heap() - baseline) },
   );
   worker.on('error', (e) => console.error(`bench-createworker: ${e.message}`));

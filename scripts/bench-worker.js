@@ -9,7 +9,7 @@
 const { existsSync } = require('fs');
 const { getHeapStatistics } = require('v8');
 const Redis = require('ioredis');
-const { createCacheStore, createWorker, Handlers, RedisQueue } = require('../dist');
+const { createCacheStore, createWorker, DEFAULT_WORKER_OPTIONS, Handlers, RedisQueue } = require('../dist');
 
 const port = Number(process.argv[2]);
 const downFile = process.argv[3];
@@ -27,21 +27,8 @@ const baseline = heap();
 const worker = createWorker(
   queue,
   handlers,
-  {
-    maxTries: 1,
-    backoff: 0,
-    timeout: 60,
-    sleep: 3,
-    rest: 0,
-    memory: 128,
-    maxJobs: 0,
-    maxTime: 0,
-    stopWhenEmpty: false,
-    force: false,
-    name: 'default',
-    concurrency: 50,
-    handleSignals: true,
-  },
+  // What `larq work` passes when every flag is at its default: Laravel's queue:work defaults.
+  { ...DEFAULT_WORKER_OPTIONS, concurrency: 50, handleSignals: true },
   { cache, isDownForMaintenance: () => existsSync(downFile), memoryUsage: () => Math.max(0, heap() - baseline) },
 );
 const running = worker.daemon('default');
