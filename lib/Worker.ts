@@ -14,8 +14,8 @@
 // handler does before it kills the worker, and leaves the job reserved; a handler still running
 // `timeoutGraceSeconds` later is hung, and by default ends the worker with status 1 (worker/TimeoutHandler).
 //
-// The stop and pause checks take the newest cache read that answered (CacheSignals' read-ahead), never one
-// started more than PREFETCH_FRESH_MS before: a `queue:restart` or `queue:pause` may be seen that much
+// The stop, pause and maintenance checks take the newest read that answered (worker/RecentRead), never one
+// started more than PREFETCH_FRESH_MS before: a `queue:restart`, `queue:pause` or `down` may be seen that much
 // later than Laravel's loop would see it, so the jobs started meanwhile still run. In exchange a check
 // rarely waits for Redis, and the next pop leaves with the last job's acknowledgement at once.
 import { type Clock, systemClock, unixSeconds } from './clock';

@@ -7,6 +7,9 @@ import { isPaused, isPausedGlobally, readRestart, restartRequested } from '../ca
 import type { WorkerCache } from '../jobs/contracts';
 import { type Clock, systemClock } from '../clock';
 import type { LaravelRelease } from '../LaravelLine';
+import { type Ahead, PREFETCH_FRESH_MS, RecentRead, started } from './RecentRead';
+
+export { PREFETCH_FRESH_MS, REFRESH_AFTER_MS } from './RecentRead';
 
 /** How CacheSignals reads; every field is optional. */
 export interface CacheSignalsOptions {
@@ -172,66 +175,6 @@ export interface RestartSignal {
   atStart: CacheValue;
   now: CacheValue;
 }
-
-/** How long a read started ahead may stand in for a check's own read (milliseconds; the README's bound). */
-export const PREFETCH_FRESH_MS = 100;
-
-/** With readAhead, how old the read checks take may grow before a check starts the next one (milliseconds). */
-export const REFRESH_AFTER_MS = PREFETCH_FRESH_MS / 2;
-
-// One signal's reads under readAhead. Invariant: take() hands out only a read started at most
-// PREFETCH_FRESH_MS before `now`; the newest one that answered if there is one (no wait), else the newest
-// under way, else a new one. At most one read is under way while the last is fresh, and a failed read is
-// never handed out again.
-class RecentRead<T> {
-  private answered: Ahead<T> | undefined;
-  private latest: Ahead<T> | undefined;
-
-  take(now: number, read: () => Promise<T>): Promise<T> {
-    this.refresh(now, read);
-    const answered = this.answered;
-    if (answered !== undefined && now - answered.at <= PREFETCH_FRESH_MS) return answered.value;
-    return this.latest!.value;
-  }
-
-  // Start the next read unless the newest is under way and fresh, or answered less than REFRESH_AFTER_MS ago.
-  refresh(now: number, read: () => Promise<T>): void {
-    const latest = this.latest;
-    if (latest !== undefined) {
-      const age = now - latest.at;
-      if (latest === this.answered ? age <= REFRESH_AFTER_MS : age <= PREFETCH_FRESH_MS) return;
-    }
-    const next = started(read(), now);
-    this.latest = next;
-    next.value.then(
-      () => {
-        if (this.answered === undefined || this.answered.at <= next.at) this.answered = next;
-      },
-      () => {
-        if (this.latest === next) this.latest = undefined;
-      },
-    );
-  }
-
-  clear(): void {
-    this.answered = undefined;
-    this.latest = undefined;
-  }
-}
-
-interface Ahead<T> {
-  value: Promise<T>;
-  at: number;
-}
-
-// A prefetched read nobody takes must not become an unhandled rejection; the check that takes it still
-// sees the error.
-function started<T>(value: Promise<T>, at: number): Ahead<T> {
-  value.catch(ignore);
-  return { value, at };
-}
-
-function ignore(): void {}
 
 // The reads started ahead of their checks, as a store whose `get`s of one turn of the event loop go to the
 // cache as one `many` (one MGET on Redis: one command and one write instead of one per key) once that

@@ -7,6 +7,7 @@ import type { WorkerStopReason, WorkerStopResult } from '../events';
 import type { WorkerOptions } from '../WorkerOptions';
 import { causedByLostConnection } from './lostConnection';
 import { listenForSignals, type SignalTarget } from './processSignals';
+import { RecentRead } from './RecentRead';
 
 /** `queue:work` exit statuses (Laravel's EXIT_SUCCESS, EXIT_ERROR, EXIT_MEMORY_LIMIT). */
 export const EXIT_SUCCESS = 0;
@@ -38,6 +39,10 @@ export class StopChecks {
   private stopping = new AbortController();
   private startedAtMs = 0;
   private removeSignals: () => void = () => undefined;
+  // The daemon's maintenance reads, taken ahead of its passes within the README's bound (RecentRead): a
+  // `php artisan down` is seen at most PREFETCH_FRESH_MS later than Laravel's loop would see it, and a
+  // worker running short jobs back to back does not stat the file (or GET the cache key) before each one.
+  private readonly maintenance = new RecentRead<boolean>();
 
   constructor(
     private readonly options: Readonly<WorkerOptions>,
@@ -55,6 +60,7 @@ export class StopChecks {
     this.lostConnection = this.timedOut = false;
     this.stopping = new AbortController();
     this.startedAtMs = this.sources.clock.nowMs();
+    this.maintenance.clear();
     if (signals !== undefined && this.options.handleSignals) this.removeSignals = listenForSignals(signals);
   }
 
@@ -89,7 +95,9 @@ export class StopChecks {
 
   /** Laravel's Worker::daemonShouldRun, but for its Looping veto: neither down for maintenance (unless `force`) nor paused. */
   async daemonShouldRun(): Promise<boolean> {
-    if (!this.options.force && (await this.isDownForMaintenance())) return false;
+    const down = this.sources.isDownForMaintenance;
+    if (!this.options.force && down !== undefined)
+      if (await this.maintenance.take(this.sources.clock.nowMs(), async () => await down())) return false;
     return !this.paused;
   }
 

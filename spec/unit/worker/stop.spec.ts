@@ -230,6 +230,37 @@ describe('Worker: pausing', () => {
     await forced.worker.daemon('default');
     expect(forced.queue.log).to.include('delete:default');
   });
+
+  it(`jobs back to back: the maintenance flag is read ahead, once per ${PREFETCH_FRESH_MS / 2} ms, not once a pass`, async () => {
+    let reads = 0;
+    let down = false;
+    const h = harness({
+      options: { maxTime: 2 },
+      isDownForMaintenance: () => {
+        reads++;
+        return down;
+      },
+    });
+    let signalledAt: number | undefined;
+    const starts: number[] = [];
+    h.handler = async (job) => {
+      starts.push(h.time.clock.nowMs());
+      await h.time.sleep(1);
+      if (starts.length === 300) {
+        signalledAt = h.time.clock.nowMs();
+        down = true; // `php artisan down`
+      }
+      await job.delete();
+    };
+    for (let i = 0; i < 400; i++) h.queue.push('default');
+    expect((await h.worker.daemon('default')).reason).to.equal('max_time');
+    // 300 jobs in about 300 ms: the flag was read some 10 times, not before each of the 300 passes...
+    expect(reads).to.be.at.most(20);
+    // ...and `down` held the pops within the bound: no job started more than PREFETCH_FRESH_MS after it.
+    const late = starts.filter((at) => at > signalledAt!);
+    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
+    expect(h.queue.pending('default').length).to.be.greaterThan(0);
+  });
 });
 
 describe('Worker: signals', () => {
