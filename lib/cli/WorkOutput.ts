@@ -27,6 +27,9 @@ export interface WorkOutputOptions {
 
 const COLOR = { gray: 90, yellow: 33, green: 32, red: 31, blue: 34 } as const;
 
+// How many job names WorkOutput keeps the text of before it starts afresh.
+const NAMES_KEPT = 256;
+
 /** Whether stdout should get colours: a terminal, and neither NO_COLOR nor FORCE_COLOR=0. */
 export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -37,9 +40,15 @@ export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.
 /** Prints a worker's job lines to `io`. */
 export class WorkOutput {
   private readonly startedAt = new WeakMap<RedisJob, number>();
-  // The last timestamp printed and its second: every line of one second shows the same text.
+  // The last timestamp printed (painted, with the line's indent) and its second: every line of one second
+  // shows the same text.
   private stampSecond = NaN;
   private stampText = '';
+  // What every line of a job class shares, by the payload's name: the printable name and, without -v, the
+  // tail of its RUNNING line. A worker runs few classes; more than NAMES_KEPT start the cache afresh.
+  private readonly names = new Map<string, { text: string; running: string }>();
+  // The dot leaders, painted, by length.
+  private readonly leaders: string[] = [];
 
   constructor(
     private readonly io: Io,
@@ -100,14 +109,33 @@ export class WorkOutput {
     return reported;
   }
 
-  // formatDateTime for the app's timezone, once a second (formatting a zone's time takes microseconds).
+  // `  <time>` as a job line starts, formatted for the app's timezone once a second (formatting a zone's
+  // time takes microseconds).
   private stamp(ms: number): string {
     const second = Math.floor(ms / 1000);
     if (second !== this.stampSecond) {
       this.stampSecond = second;
-      this.stampText = formatDateTime(ms, this.options.timezone);
+      this.stampText = `  ${this.paint(formatDateTime(ms, this.options.timezone), 'gray')}`;
     }
     return this.stampText;
+  }
+
+  private named(job: RedisJob): { text: string; running: string } {
+    const raw = job.resolveName();
+    let named = this.names.get(raw);
+    if (named === undefined) {
+      if (this.names.size >= NAMES_KEPT) this.names.clear();
+      const text = printable(raw);
+      const dots = Math.max(this.options.width - text.length - 33, 0);
+      named = { text, running: ` ${this.leader(dots)} ${this.paint('RUNNING', 'yellow', true)}` };
+      this.names.set(raw, named);
+    }
+    return named;
+  }
+
+  // `count` dots, painted gray.
+  private leader(count: number): string {
+    return (this.leaders[count] ??= this.paint('.'.repeat(count), 'gray'));
   }
 
   /** A colour, when colours are on. */
@@ -121,7 +149,8 @@ export class WorkOutput {
     exception?: Error,
   ): void {
     if (this.options.json) return this.jsonLine(job, status, exception);
-    const name = printable(job.resolveName());
+    const named = this.named(job);
+    const name = named.text;
     let details = '';
     let detailsWidth = 0;
     if (this.options.verbose) {
@@ -133,11 +162,12 @@ export class WorkOutput {
       details = ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}`;
       detailsWidth = id.length + connection.length + queue.length + 2;
     }
-    const head = `  ${this.paint(this.stamp(Date.now()), 'gray')} ${name}${details}`;
+    const head = `${this.stamp(Date.now())} ${name}${details}`;
     if (status === 'starting') {
       this.startedAt.set(job, performance.now());
+      if (!this.options.verbose) return this.io.out(`${head}${named.running}`);
       const dots = Math.max(this.options.width - name.length - detailsWidth - 33, 0);
-      this.io.out(`${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint('RUNNING', 'yellow', true)}`);
+      this.io.out(`${head} ${this.leader(dots)} ${this.paint('RUNNING', 'yellow', true)}`);
       return;
     }
     const runTime = runTimeForHumans(performance.now() - (this.startedAt.get(job) ?? performance.now()));
@@ -159,7 +189,7 @@ export class WorkOutput {
           ? this.paint('RELEASED', 'yellow', true)
           : this.paint('FAIL', status === 'failed' ? 'red' : 'yellow', true);
     this.io.out(
-      `${head} ${this.paint('.'.repeat(dots), 'gray')} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`,
+      `${head} ${this.leader(dots)} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`,
     );
   }
 
