@@ -65,7 +65,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
   private readonly nextJobs: NextJobs<J>;
   private readonly runningJobs = new RunningJobs<J>();
   private running = false;
-  private stopCheckTimer: { due: Promise<void>; cancel: AbortController } | null = null;
+  private stopCheckTimer: { cancel: AbortController } | null = null;
   private readonly stops: StopChecks;
   private jobsProcessed = 0;
   private lastJobProcessedAt: number | null = null;
@@ -190,7 +190,7 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         await this.sleep(this.options.sleep > 0 ? this.options.sleep : 1);
         return false;
       }
-      this.events.emit('Looping', where(this.queue, list));
+      if (this.events.listens('Looping')) this.events.emit('Looping', where(this.queue, list));
       limit = this.popLimit();
       if (limit > 0) {
         const jobs = await this.nextJobs.pop(list, limit);
@@ -198,7 +198,8 @@ export class Worker<J extends WorkerJob = WorkerJob> {
         for (const job of jobs) if (!this.alreadyRunning(job)) this.runJob(job);
         found = jobs.length > 0;
         if (!found) {
-          this.events.emit('WorkerIdle', { ...where(this.queue, list), options: this.options });
+          if (this.events.listens('WorkerIdle'))
+            this.events.emit('WorkerIdle', { ...where(this.queue, list), options: this.options });
           await this.sleep(this.options.sleep);
         }
       }
@@ -210,29 +211,31 @@ export class Worker<J extends WorkerJob = WorkerJob> {
 
   // Wait for a free slot (`anyVacancy`: for the next slot to free, even if one is free), at most until the
   // next stop check: the stop checks run at least every STOP_CHECK_SECONDS while every slot is busy, so a
-  // stuck handler never holds them off. One timer serves every pass until it fires: a timer, an
-  // AbortController and its abort per pass cost a job at concurrency 1 about a tenth of its CPU.
+  // stuck handler never holds them off. One timer serves every pass until it fires, and it wakes the wait
+  // through Slots rather than racing it: a race per pass against a promise that lives a second kept every
+  // pass's reaction alive that long (a timer, an AbortController and its abort per pass cost a job at
+  // concurrency 1 about a tenth of its CPU).
   private async waitForFreeSlot(anyVacancy: boolean): Promise<void> {
     const stopping = this.stops.signal;
     if (stopping.aborted || (this.slots.free > 0 && !anyVacancy)) return;
-    await Promise.race([this.slots.nextVacancy(), this.stopCheckDue(stopping)]);
+    this.armStopCheck(stopping);
+    await this.slots.nextVacancy();
   }
 
-  // Resolves when the next stop check is due (STOP_CHECK_SECONDS after it was armed) or at a stop.
-  private stopCheckDue(stopping: AbortSignal): Promise<void> {
-    if (this.stopCheckTimer !== null) return this.stopCheckTimer.due;
+  // Wake the wait for a slot when the next stop check is due (STOP_CHECK_SECONDS after it was armed) or at
+  // a stop, unless this timer is armed already.
+  private armStopCheck(stopping: AbortSignal): void {
+    if (this.stopCheckTimer !== null) return;
     const cancel = new AbortController();
     const onStop = (): void => cancel.abort();
     stopping.addEventListener('abort', onStop, { once: true });
-    const timer = {
-      cancel,
-      due: this.sleepImpl(STOP_CHECK_SECONDS * 1000, cancel.signal).then(() => {
-        stopping.removeEventListener('abort', onStop);
-        if (this.stopCheckTimer === timer) this.stopCheckTimer = null;
-      }),
-    };
+    const timer = { cancel };
     this.stopCheckTimer = timer;
-    return timer.due;
+    void this.sleepImpl(STOP_CHECK_SECONDS * 1000, cancel.signal).then(() => {
+      stopping.removeEventListener('abort', onStop);
+      if (this.stopCheckTimer === timer) this.stopCheckTimer = null;
+      this.slots.wake();
+    });
   }
 
   /** Laravel's Worker::runNextJob (`--once`): pop one job and run it to the end; no timeout, no stop checks. */

@@ -31,7 +31,7 @@ export class NextJobs<J extends WorkerJob> {
   async pop(list: readonly string[], limit: number): Promise<J[]> {
     const { queue, events, report } = this.deps;
     try {
-      events.emit('JobPopping', where(queue, list));
+      if (events.listenerCount('JobPopping') > 0) events.emit('JobPopping', where(queue, list));
       const order = this.passOrder(list);
       const paused = await this.pausedQueues(order);
       for (const [index, name] of order.entries()) {
@@ -65,6 +65,9 @@ export class NextJobs<J extends WorkerJob> {
   private async pausedQueues(order: readonly string[]): Promise<Set<string>> {
     const { queue, events, cacheSignals } = this.deps;
     const connectionName = queue.connectionName;
+    // One queue (what most workers take) needs neither Promise.all nor a new set on every pass.
+    if (order.length === 1 && this.lastPaused.size === 0 && !(await cacheSignals.isPaused(connectionName, order[0])))
+      return this.lastPaused;
     const states = await Promise.all(order.map((name) => cacheSignals.isPaused(connectionName, name)));
     const paused = new Set(order.filter((_, i) => states[i]));
     for (const name of paused)

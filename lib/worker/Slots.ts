@@ -36,10 +36,14 @@ export class Slots<J extends WorkerJob> {
 
   /** The attempt's handler settled (and `rest` passed): its slot is free. Again does nothing. */
   vacate(attempt: Attempt<J>): void {
-    if (this.occupied.delete(attempt) && this.vacancy !== null) {
-      this.vacancy.resolve();
-      this.vacancy = null;
-    }
+    if (this.occupied.delete(attempt)) this.wake();
+  }
+
+  /** Settle the wait for the next vacancy now, vacancy or not (a stop check is due, or a stop). */
+  wake(): void {
+    if (this.vacancy === null) return;
+    this.vacancy.resolve();
+    this.vacancy = null;
   }
 
   /** The worker is finished with the attempt. Again does nothing. */
@@ -52,7 +56,7 @@ export class Slots<J extends WorkerJob> {
     return this.occupied;
   }
 
-  /** Resolves at the next vacate(); every caller until then shares one promise. */
+  /** Resolves at the next vacate() or wake(); every caller until then shares one promise. */
   nextVacancy(): Promise<void> {
     if (this.vacancy === null) {
       let resolve!: () => void;
