@@ -169,10 +169,19 @@ describe('larq work: job lines on a pipe', function () {
     // Nothing is read from the start: a reader paused only once it saw a line would let the worker run as
     // many jobs as a busy host took to notice that line.
     run.child.stdout!.pause();
-    // The pipe and the buffers on either side fill up; then the worker waits.
-    await new Promise((r) => setTimeout(r, 1500));
-    const before = await left();
-    await new Promise((r) => setTimeout(r, 1000));
+    // The pipe and the buffers on either side fill up; then the worker waits. How long filling them takes
+    // depends on how busy the host is (a fixed 1.5 s was too short in a CI run): wait until the jobs left
+    // hold still for a second, for at most 30 s, then check that they stay so.
+    const second = () => new Promise((r) => setTimeout(r, 1000));
+    let before = await left();
+    for (const deadline = Date.now() + 30000; ;) {
+      await second();
+      const now = await left();
+      if (now === before) break;
+      if (Date.now() > deadline) expect.fail(`the worker never waited for its reader (${now} jobs left)`);
+      before = now;
+    }
+    await second();
     expect(await left(), 'jobs taken while nobody read the lines').to.equal(before);
     expect(before, 'jobs left once the pipe was full').to.be.lessThan(10000);
     run.child.stdout!.resume();
