@@ -28,8 +28,11 @@ const waitCell = new Int32Array(new SharedArrayBuffer(4));
 
 /** Lines for one file descriptor, written together every FLUSH_MS. */
 export class StreamOutput {
-  private chunks: (string | Uint8Array)[] = [];
-  private bytes = 0;
+  // What is gathered, already encoded: each line is copied in as UTF-8 as it comes, so a flush writes
+  // these bytes as they are, with no joined string to build and encode first (that took more than half
+  // of the output's CPU). Twice MAX_BUFFERED, so that whatever arrives below MAX_BUFFERED fits.
+  private readonly buffer = Buffer.allocUnsafe(2 * MAX_BUFFERED);
+  private used = 0;
   private scheduled = false;
   // Set once the descriptor cannot be written (the reader has gone): what follows is dropped.
   private closed = false;
@@ -44,15 +47,40 @@ export class StreamOutput {
 
   /** `line` and a newline, written within FLUSH_MS. */
   line(line: string): void {
-    this.write(`${line}\n`);
+    if (this.closed) return;
+    this.append(line);
+    this.append('\n');
+    this.gathered();
   }
 
   /** `text` (or bytes) as it is, written within FLUSH_MS. */
   write(text: string | Uint8Array): void {
     if (this.closed || text.length === 0) return;
-    this.chunks.push(text);
-    this.bytes += text.length;
-    if (this.bytes >= MAX_BUFFERED) this.flush();
+    this.append(text);
+    this.gathered();
+  }
+
+  // Copy `text` in, after writing out what is gathered if it might not fit.
+  private append(text: string | Uint8Array): void {
+    // The most bytes `text` can take: 3 a UTF-16 unit as UTF-8 (a surrogate pair, 2 units, takes 4).
+    const most = typeof text === 'string' ? text.length * 3 : text.length;
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) {
+        this.writeAll(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+        return;
+      }
+    }
+    if (typeof text === 'string') this.used += this.buffer.write(text, this.used, 'utf8');
+    else {
+      this.buffer.set(text, this.used);
+      this.used += text.length;
+    }
+  }
+
+  // Written at once past MAX_BUFFERED, else within FLUSH_MS.
+  private gathered(): void {
+    if (this.used >= MAX_BUFFERED) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setTimeout(this.flushNow, FLUSH_MS).unref();
@@ -61,18 +89,19 @@ export class StreamOutput {
 
   /** Write out everything gathered, now; waits while the reader is not keeping up. */
   flush(): void {
-    if (this.chunks.length === 0) return;
-    const chunks = this.chunks;
-    this.chunks = [];
-    this.bytes = 0;
+    if (this.used === 0) return;
+    const used = this.used;
+    this.used = 0;
+    // Written synchronously: the buffer is free again when this returns.
+    this.writeAll(this.buffer.subarray(0, used));
+  }
+
+  private writeAll(bytes: Uint8Array): void {
     if (this.closed) return;
-    let buffer = chunks.every((c) => typeof c === 'string')
-      ? Buffer.from(chunks.join(''), 'utf8')
-      : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c)));
-    while (buffer.length > 0) {
+    let left = bytes;
+    while (left.length > 0) {
       try {
-        const written = writeSync(this.fd, buffer);
-        buffer = buffer.subarray(written);
+        left = left.subarray(writeSync(this.fd, left));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'EAGAIN') Atomics.wait(waitCell, 0, 0, WAIT_MS);

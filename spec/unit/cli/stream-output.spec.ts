@@ -51,4 +51,13 @@ describe('StreamOutput', () => {
     out.flush();
     expect(readFileSync(file, 'utf8')).to.equal(`${line}\n`.repeat(lines));
   });
+
+  it('keeps the bytes and the place of lines larger than what it gathers, and of multi-byte text', () => {
+    const out = new StreamOutput(fd);
+    const huge = `${'é'.repeat(MAX_BUFFERED)}€`; // more bytes than the whole gathering buffer holds
+    const lines = ['RUNNING', huge, 'naïve — 𝄞 ✓', 'x'.repeat(MAX_BUFFERED - 5), 'DONE'];
+    for (const line of lines) out.line(line);
+    out.flush();
+    expect(readFileSync(file, 'utf8')).to.equal(lines.map((l) => `${l}\n`).join(''));
+  });
 });
