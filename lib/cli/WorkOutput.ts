@@ -30,6 +30,18 @@ const COLOR = { gray: 90, yellow: 33, green: 32, red: 31, blue: 34 } as const;
 // How many job names WorkOutput keeps the text of before it starts afresh.
 const NAMES_KEPT = 256;
 
+// How many lines of one job class in one second WorkOutput keeps to write again.
+const LINES_KEPT = 64;
+
+// A job class's share of its lines: its printable name, the tail of its RUNNING line (without -v), and
+// the lines already made in `second` (RUNNING under '', DONE under its run time).
+interface Named {
+  text: string;
+  running: string;
+  second: number;
+  lines: Map<string, string>;
+}
+
 /** Whether stdout should get colours: a terminal, and neither NO_COLOR nor FORCE_COLOR=0. */
 export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -44,9 +56,9 @@ export class WorkOutput {
   // shows the same text.
   private stampSecond = NaN;
   private stampText = '';
-  // What every line of a job class shares, by the payload's name: the printable name and, without -v, the
-  // tail of its RUNNING line. A worker runs few classes; more than NAMES_KEPT start the cache afresh.
-  private readonly names = new Map<string, { text: string; running: string }>();
+  // What the lines of a job class share, by the payload's name (see Named). A worker runs few classes;
+  // more than NAMES_KEPT start the cache afresh.
+  private readonly names = new Map<string, Named>();
   // The dot leaders, painted, by length.
   private readonly leaders: string[] = [];
 
@@ -120,17 +132,34 @@ export class WorkOutput {
     return this.stampText;
   }
 
-  private named(job: RedisJob): { text: string; running: string } {
+  private named(job: RedisJob): Named {
     const raw = job.resolveName();
     let named = this.names.get(raw);
     if (named === undefined) {
       if (this.names.size >= NAMES_KEPT) this.names.clear();
       const text = printable(raw);
       const dots = Math.max(this.options.width - text.length - 33, 0);
-      named = { text, running: ` ${this.leader(dots)} ${this.paint('RUNNING', 'yellow', true)}` };
+      const running = ` ${this.leader(dots)} ${this.paint('RUNNING', 'yellow', true)}`;
+      named = { text, running, second: NaN, lines: new Map() };
       this.names.set(raw, named);
     }
     return named;
+  }
+
+  // Without -v a RUNNING or DONE line is the same text for every job of a class in one second (and, for
+  // DONE, the same run time): made once, then written again as it is, with nothing to build or copy.
+  private sameLine(named: Named, key: string, make: () => string): string {
+    this.stamp(Date.now());
+    if (named.second !== this.stampSecond) {
+      named.second = this.stampSecond;
+      named.lines.clear();
+    }
+    let line = named.lines.get(key);
+    if (line === undefined) {
+      line = make();
+      if (named.lines.size < LINES_KEPT) named.lines.set(key, line);
+    }
+    return line;
   }
 
   // `count` dots, painted gray.
@@ -162,16 +191,30 @@ export class WorkOutput {
       details = ` ${this.paint(id, 'gray')} ${this.paint(connection, 'blue')} ${this.paint(queue, 'blue')}`;
       detailsWidth = id.length + connection.length + queue.length + 2;
     }
+    if (status === 'starting' && !this.options.verbose) {
+      this.startedAt.set(job, performance.now());
+      return this.io.out(this.sameLine(named, '', () => `${this.stamp(Date.now())} ${name}${named.running}`));
+    }
+    if (status === 'success' && !this.options.verbose) {
+      const runTime = this.runTime(job);
+      const dots = Math.max(this.options.width - name.length - runTime.length - 31, 0);
+      return this.io.out(
+        this.sameLine(
+          named,
+          runTime,
+          () =>
+            `${this.stamp(Date.now())} ${name} ${this.leader(dots)} ${this.paint(runTime, 'gray')} ${this.paint('DONE', 'green', true)}`,
+        ),
+      );
+    }
     const head = `${this.stamp(Date.now())} ${name}${details}`;
     if (status === 'starting') {
       this.startedAt.set(job, performance.now());
-      if (!this.options.verbose) return this.io.out(`${head}${named.running}`);
       const dots = Math.max(this.options.width - name.length - detailsWidth - 33, 0);
       this.io.out(`${head} ${this.leader(dots)} ${this.paint('RUNNING', 'yellow', true)}`);
       return;
     }
-    const runTime = runTimeForHumans(performance.now() - (this.startedAt.get(job) ?? performance.now()));
-    this.startedAt.delete(job);
+    const runTime = this.runTime(job);
     const memory = this.options.verbose ? `${(process.memoryUsage().rss / 1024 / 1024).toFixed(1)}MB` : '';
     const dots = Math.max(
       this.options.width -
@@ -191,6 +234,14 @@ export class WorkOutput {
     this.io.out(
       `${head} ${this.leader(dots)} ${this.paint(memory ? `${runTime} ${memory}` : runTime, 'gray')} ${result}`,
     );
+  }
+
+  // Laravel's runTimeForHumans since the job's RUNNING line; forgets when that was.
+  private runTime(job: RedisJob): string {
+    const now = performance.now();
+    const ms = now - (this.startedAt.get(job) ?? now);
+    this.startedAt.delete(job);
+    return runTimeForHumans(ms);
   }
 
   // writeQueueStatus: `  <time> Queue <name> PAUSED|RESUMED`, or a JSON line.
