@@ -44,6 +44,7 @@ async function main() {
     },
   );
   const redis = new Redis({ port, retryStrategy: (n) => (n < 50 ? 20 : null) });
+  redis.on('error', () => undefined); // refused until the server listens; a command still fails after 50 tries
   try {
     await redis.ping();
     const dumps = await larqJobs(port, redis);
