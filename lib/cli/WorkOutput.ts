@@ -148,15 +148,16 @@ export class WorkOutput {
 
   // Without -v a RUNNING or DONE line is the same text for every job of a class in one second (and, for
   // DONE, the same run time): made once, then written again as it is, with nothing to build or copy.
-  private sameLine(named: Named, key: string, make: () => string): string {
-    this.stamp(Date.now());
+  // `make` gets the stamp the line is kept under, so a second that turns meanwhile cannot show in it.
+  private sameLine(named: Named, key: string, make: (stamp: string) => string): string {
+    const stamp = this.stamp(Date.now());
     if (named.second !== this.stampSecond) {
       named.second = this.stampSecond;
       named.lines.clear();
     }
     let line = named.lines.get(key);
     if (line === undefined) {
-      line = make();
+      line = make(stamp);
       if (named.lines.size < LINES_KEPT) named.lines.set(key, line);
     }
     return line;
@@ -193,7 +194,7 @@ export class WorkOutput {
     }
     if (status === 'starting' && !this.options.verbose) {
       this.startedAt.set(job, performance.now());
-      return this.io.out(this.sameLine(named, '', () => `${this.stamp(Date.now())} ${name}${named.running}`));
+      return this.io.out(this.sameLine(named, '', (stamp) => `${stamp} ${name}${named.running}`));
     }
     if (status === 'success' && !this.options.verbose) {
       const runTime = this.runTime(job);
@@ -202,8 +203,8 @@ export class WorkOutput {
         this.sameLine(
           named,
           runTime,
-          () =>
-            `${this.stamp(Date.now())} ${name} ${this.leader(dots)} ${this.paint(runTime, 'gray')} ${this.paint('DONE', 'green', true)}`,
+          (stamp) =>
+            `${stamp} ${name} ${this.leader(dots)} ${this.paint(runTime, 'gray')} ${this.paint('DONE', 'green', true)}`,
         ),
       );
     }
