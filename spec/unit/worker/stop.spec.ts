@@ -9,6 +9,33 @@ import { harness, type HarnessOptions } from './harness';
 
 const MB = 1024 * 1024;
 
+// `jobs` jobs run back to back, each `jobMs` of virtual time; the handler of job `signalAfter` sends
+// `signal` (a PHP command's write) halfway. startedLate(): the start times of the jobs that began more
+// than PREFETCH_FRESH_MS (the README's bound) after the signal; it throws if no signal was sent.
+function backToBack(
+  h: ReturnType<typeof harness>,
+  run: { jobs: number; jobMs: number; signalAfter: number },
+  signal: () => unknown,
+): { starts: number[]; startedLate(): number[] } {
+  const starts: number[] = [];
+  let signalledAt = Infinity;
+  h.handler = async (job) => {
+    starts.push(h.time.clock.nowMs());
+    await h.time.sleep(run.jobMs);
+    if (starts.length === run.signalAfter) {
+      signalledAt = h.time.clock.nowMs();
+      await signal();
+    }
+    await job.delete();
+  };
+  for (let i = 0; i < run.jobs; i++) h.queue.push('default');
+  const startedLate = (): number[] => {
+    if (signalledAt === Infinity) throw new Error(`fewer than ${run.signalAfter} jobs started: no signal was sent`);
+    return starts.filter((at) => at - signalledAt > PREFETCH_FRESH_MS);
+  };
+  return { starts, startedLate };
+}
+
 describe('Worker: stop conditions', () => {
   it('stopWhenEmpty: status 0, reason empty', async () => {
     const h = harness({ options: { stopWhenEmpty: true } });
@@ -149,22 +176,12 @@ describe('Worker: restart signal', () => {
 
   it(`jobs back to back: queue:restart stops the worker within ${PREFETCH_FRESH_MS} ms, no job starting later`, async () => {
     const h = harness();
-    let signalledAt: number | undefined;
-    const starts: number[] = [];
-    h.handler = async (job) => {
-      starts.push(h.time.clock.nowMs());
-      await h.time.sleep(7);
-      if (starts.length === 20) {
-        signalledAt = h.time.clock.nowMs();
-        await h.cache.store.forever(restartKey, 1767225600);
-      }
-      await job.delete();
-    };
-    for (let i = 0; i < 100; i++) h.queue.push('default');
+    const run = backToBack(h, { jobs: 100, jobMs: 7, signalAfter: 20 }, () =>
+      h.cache.store.forever(restartKey, 1767225600),
+    );
     expect((await h.worker.daemon('default')).reason).to.equal('restart_signal');
-    const late = starts.filter((at) => at > signalledAt!);
-    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
-    expect(starts.length).to.be.lessThan(100);
+    expect(run.startedLate()).to.deep.equal([]);
+    expect(run.starts.length).to.be.lessThan(100);
   });
 
   it('is not checked without a cache', async () => {
@@ -188,21 +205,11 @@ describe('Worker: pausing', () => {
 
   it(`jobs back to back: a queue:pause holds the next pops within ${PREFETCH_FRESH_MS} ms, no job starting later`, async () => {
     const h = harness({ options: { stopWhenEmpty: true, maxTime: 2 } });
-    let signalledAt: number | undefined;
-    const starts: number[] = [];
-    h.handler = async (job) => {
-      starts.push(h.time.clock.nowMs());
-      await h.time.sleep(7);
-      if (starts.length === 20) {
-        signalledAt = h.time.clock.nowMs();
-        await pauseQueue(h.cache.store, 'redis', 'default');
-      }
-      await job.delete();
-    };
-    for (let i = 0; i < 100; i++) h.queue.push('default');
+    const run = backToBack(h, { jobs: 100, jobMs: 7, signalAfter: 20 }, () =>
+      pauseQueue(h.cache.store, 'redis', 'default'),
+    );
     await h.worker.daemon('default');
-    const late = starts.filter((at) => at > signalledAt!);
-    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
+    expect(run.startedLate()).to.deep.equal([]);
     expect(h.queue.pending('default').length).to.be.greaterThan(0);
   });
 
@@ -241,24 +248,14 @@ describe('Worker: pausing', () => {
         return down;
       },
     });
-    let signalledAt: number | undefined;
-    const starts: number[] = [];
-    h.handler = async (job) => {
-      starts.push(h.time.clock.nowMs());
-      await h.time.sleep(1);
-      if (starts.length === 300) {
-        signalledAt = h.time.clock.nowMs();
-        down = true; // `php artisan down`
-      }
-      await job.delete();
-    };
-    for (let i = 0; i < 400; i++) h.queue.push('default');
+    const run = backToBack(h, { jobs: 400, jobMs: 1, signalAfter: 300 }, () => {
+      down = true; // `php artisan down`
+    });
     expect((await h.worker.daemon('default')).reason).to.equal('max_time');
     // 300 jobs in about 300 ms: the flag was read some 10 times, not before each of the 300 passes...
     expect(reads).to.be.at.most(20);
     // ...and `down` held the pops within the bound: no job started more than PREFETCH_FRESH_MS after it.
-    const late = starts.filter((at) => at > signalledAt!);
-    expect(late.every((at) => at - signalledAt! <= PREFETCH_FRESH_MS)).to.equal(true);
+    expect(run.startedLate()).to.deep.equal([]);
     expect(h.queue.pending('default').length).to.be.greaterThan(0);
   });
 });
