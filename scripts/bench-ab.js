@@ -18,6 +18,7 @@ const { parseArgs } = require('util');
 const Redis = require('ioredis');
 const { Queue } = require('bullmq');
 const larq = require('../dist');
+const { appFreeEnv, contenderSettings } = require('./bench-contender-env');
 
 const { values: flags, positionals: contenders } = parseArgs({
   allowPositionals: true,
@@ -120,26 +121,19 @@ async function run(port, redis, dumps, contender) {
   if (args === undefined) throw new Error(`${contender}: unknown contender ${name}`);
   const report = join(tmpdir(), `larq-bench-ab-${process.pid}.json`);
   rmSync(report, { force: true });
-  const env = { ...process.env };
-  for (const key of Object.keys(env))
-    if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ|HORIZON|OTEL)_|^NODE_OPTIONS$/.test(key)) delete env[key];
   const cpuBefore = await redisCpuSeconds(redis);
   const child = spawn(process.execPath, [...(nodeFlags ? nodeFlags.split(',').map((f) => `--${f}`) : []), ...args], {
     cwd: tmpdir(),
     env: {
-      ...env,
+      ...appFreeEnv(),
       LARQ_BENCH_CONCURRENCY: concurrency,
-      LARQ_BENCH_JOBS: String(N),
-      LARQ_BENCH_REPORT: report,
-      LARQ_BENCH_DOWN_FILE: join(tmpdir(), 'larq-bench-ab-not-down'),
-      APP_NAME: 'bench',
-      LARQ_LARAVEL: '13.26',
-      QUEUE_CONNECTION: 'redis',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: String(port),
-      REDIS_PREFIX: 'bench_',
-      CACHE_STORE: 'redis',
-      QUEUE_FAILED_DRIVER: 'null',
+      ...contenderSettings({
+        port,
+        jobs: N,
+        report,
+        downFile: join(tmpdir(), 'larq-bench-ab-not-down'),
+        laravel: '13.26',
+      }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

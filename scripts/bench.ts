@@ -41,6 +41,7 @@ import { chainHooks, debouncedJobs } from '../lib/features';
 import type { LaravelLine } from '../lib/LaravelLine';
 import type { PhpObject } from '../lib/php/values';
 import type { WorkerOptions } from '../lib/WorkerOptions';
+import { appFreeEnv, contenderSettings } from './bench-contender-env';
 import { describeCeiling, drainAtCeiling, searchCeiling, type CeilingConfig, type CeilingKeys } from './bench-ceiling';
 
 const { values: flags } = parseArgs({
@@ -494,17 +495,7 @@ async function processContender(port: number, redis: Redis, contender: Contender
       // the bin's `#!/usr/bin/env node` finds this node first
       PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
       ...contender.env?.(concurrency),
-      LARQ_BENCH_JOBS: String(N),
-      LARQ_BENCH_REPORT: report,
-      LARQ_BENCH_DOWN_FILE: DOWN_FILE,
-      APP_NAME: 'bench',
-      LARQ_LARAVEL: LARQ_LINE,
-      QUEUE_CONNECTION: 'redis',
-      REDIS_HOST: '127.0.0.1',
-      REDIS_PORT: String(port),
-      REDIS_PREFIX: 'bench_',
-      CACHE_STORE: 'redis',
-      QUEUE_FAILED_DRIVER: 'null',
+      ...contenderSettings({ port, jobs: N, report, downFile: DOWN_FILE, laravel: LARQ_LINE }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -1191,15 +1182,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
-}
-
-// This process's environment without an app's variables (APP_, REDIS_, DB_, CACHE_, QUEUE_, LARQ_, HORIZON_,
-// OTEL_), which would otherwise reach the contenders.
-function appFreeEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env))
-    if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ|HORIZON|OTEL)_/.test(name) || name === 'NODE_OPTIONS') delete env[name];
-  return env;
 }
 
 // dist/ as `npm run build` makes it from lib/ now: built unless it is newer than every file of lib/.
