@@ -14,8 +14,8 @@ import { randomJobId } from './payload/createPayload';
 import { RedisJob, type ReservedJobStore } from './jobs/RedisJob';
 import type { Encrypter } from './php/Encrypter';
 import { KeySpace, type QueueKeys } from './redis/keys';
-import { defineScripts, popReplies, scripts, type PopReply } from './redis/scripts';
-import { CommandBatch } from './redis/CommandBatch';
+import { defineScripts, scripts, workerPopReply, type PopReply, type WorkerPopReply } from './redis/scripts';
+import { MAX_COMMAND_ARGUMENTS } from './redis/argumentLimit';
 import { BulkTransaction } from './redis/BulkTransaction';
 import { AtMostOnceCommand } from './redis/AtMostOnceCommand';
 import { ZremBatcher } from './redis/ZremBatcher';
@@ -36,6 +36,9 @@ export { DEFAULT_REDIS_QUEUE_OPTIONS, type RedisConnection, type RedisQueueOptio
 
 // Payloads per RPUSH in bulkRaw: keeps each command's argument list (and Redis' reply buffer) bounded.
 const BULK_CHUNK = 1000;
+// The finished jobs' reservations one worker pop removes, at most: what fits in its EVALSHA beside the
+// SHA, the key count, its 5 keys and 5 arguments. Any more go out just ahead of it as ZREMs of their own.
+const MAX_ACKS_PER_POP = MAX_COMMAND_ARGUMENTS - 13;
 // Payload characters per RPUSH in bulkRaw: ioredis joins a command's string arguments into one string,
 // whose length V8 caps, so a payload that would take a run past this starts the next RPUSH.
 const BULK_CHUNK_CHARS = 256 * 1024;
@@ -274,13 +277,13 @@ export class RedisQueue implements ReservedJobStore {
   }
 
   /**
-   * Reserve up to `count` jobs in one round trip: one pipeline holding the migrations (delayed, then
-   * expired reservations, as `pop` runs them) and one run of the pop script for `count` jobs. Each job's
-   * effect on Redis is exactly that of a `pop`; only the migrations run once for the batch instead of
-   * before every job. Fewer jobs than `count` means the queue ran dry. When none was found and `index` is 0, waits on
-   * the notify list for `blockFor` seconds (if set) like `pop`, then tries once more.
+   * Reserve up to `count` jobs in one round trip: one script call (workerPop-5.lua) that runs the
+   * migrations (delayed, then expired reservations, as `pop` runs them) and the pop script for `count`
+   * jobs. Each job's effect on Redis is exactly that of a `pop`; only the migrations run once for the batch
+   * instead of before every job. Fewer jobs than `count` means the queue ran dry. When none was found and
+   * `index` is 0, waits on the notify list for `blockFor` seconds (if set) like `pop`, then tries once more.
    *
-   * A payload the pop script had to quarantine, or a command of the pipeline that failed, does not cost the
+   * A payload the pop script had to quarantine, or a part of the script that failed, does not cost the
    * jobs reserved alongside it: the error goes to `onError` and the reserved jobs are returned. Only when no
    * job was reserved at all is the first error thrown (the others still go to `onError`).
    */
@@ -295,59 +298,46 @@ export class RedisQueue implements ReservedJobStore {
     const name = this.queueName(queue);
     const keys = this.keys.forQueue(name);
     await whenConnected(this.client, `the pop from ${keys.queue}`);
-    // This queue's acknowledgements not sent yet go first, in the same write: Redis removes those
-    // reservations before this pop adds new ones, so a worker that refills a slot as soon as its handler
+    // This queue's acknowledgements not sent yet are the script's first part: Redis removes those
+    // reservations before it adds new ones, so a worker that refills a slot as soon as its handler
     // returns still never has more than its concurrency reserved.
-    const write = new CommandBatch(this.client);
-    const acks = this.acks.moveInto(write, keys.reserved);
+    const acks = this.acks.take(keys.reserved, MAX_ACKS_PER_POP);
     const { retryAfter, migrationBatchSize } = this.options;
-    const migrations = retryAfter !== null ? 2 : 1;
-    let popped: Promise<unknown> | undefined;
+    let reply: WorkerPopReply;
     try {
-      const now = this.now();
-      write.add((t) =>
-        scripts.migrateExpiredJobsInto(t, keys.delayed, keys.queue, keys.notify, now, migrationBatchSize),
+      const raw = await scripts.workerPop(
+        this.client,
+        keys,
+        { now: this.now(), limit: migrationBatchSize, reserved: retryAfter !== null },
+        this.availableAt(retryAfter ?? 0),
+        count,
+        acks?.members ?? [],
       );
-      if (retryAfter !== null)
-        write.add((t) =>
-          scripts.migrateExpiredJobsInto(t, keys.reserved, keys.queue, keys.notify, now, migrationBatchSize),
-        );
-      write.add((t) => (popped = scripts.popInto(t, this.client, keys, this.availableAt(retryAfter ?? 0), count)));
+      reply = workerPopReply(raw);
     } catch (error) {
-      // What was added still goes out: the acknowledgements in it must reach Redis and settle.
-      write.send().then(acks.settle, acks.settle);
+      // The reply was lost with the connection: whether the script ran is unknown, and the removals are
+      // sent again on their own. Any other error is Redis' answer: it ran nothing.
+      if (error instanceof UnconfirmedWriteError) acks?.resend();
+      else acks?.settle(error as Error);
       throw error;
     }
-    // The acknowledgements settle with the batch, whenever its replies come.
-    const sent = write.send();
-    sent.then(acks.settle, acks.settle);
-    // A pop whose connection closed before its reply is over at once. The migrations and acknowledgements
-    // sent with it wait for the connection to come back (ioredis sends them again), and the worker's pass
-    // must not wait with them: it would stay deaf to a stop for as long as Redis is away.
-    const lost = popped!.then(
-      () => new Promise<never>(() => undefined),
-      (error: unknown) =>
-        error instanceof UnconfirmedWriteError ? Promise.reject(error) : new Promise<never>(() => undefined),
-    );
-    const all = await Promise.race([sent, lost]);
-    const replies = all.slice(acks.commands);
+    acks?.settle(reply.removed instanceof Error ? reply.removed : null);
 
-    const jobs: RedisJob[] = [];
+    const failed = (part: string, error: Error) =>
+      new LarqError(`queue "${name}": ${part} failed: ${error.message}`, { cause: error });
     const errors: Error[] = [];
-    replies.forEach(([error, raw], i) => {
-      if (error instanceof UnconfirmedWriteError) return void errors.push(error);
-      if (error)
-        return void errors.push(
-          new LarqError(`queue "${name}": ${i < migrations ? 'migration' : 'pop'} failed: ${error.message}`, {
-            cause: error,
-          }),
-        );
-      if (i < migrations) return void this.jobsMigrated(name, raw as string[], i === 1);
-      for (const reply of popReplies(raw)) {
-        if (reply.kind === 'reserved') jobs.push(this.reservedJob(name, reply));
-        else if (reply.kind === 'invalid') errors.push(this.quarantined(name, keys, reply));
+    const { delayedMoved, expiredMoved, popped } = reply;
+    if (delayedMoved instanceof Error) errors.push(failed('migration', delayedMoved));
+    else this.jobsMigrated(name, delayedMoved, false);
+    if (expiredMoved instanceof Error) errors.push(failed('migration', expiredMoved));
+    else this.jobsMigrated(name, expiredMoved, true);
+    const jobs: RedisJob[] = [];
+    if (popped instanceof Error) errors.push(failed('pop', popped));
+    else
+      for (const one of popped) {
+        if (one.kind === 'reserved') jobs.push(this.reservedJob(name, one));
+        else if (one.kind === 'invalid') errors.push(this.quarantined(name, keys, one));
       }
-    });
     if (jobs.length === 0 && errors.length > 0) {
       // Nothing to return alongside: the first error is thrown, any others still reach onError.
       for (const error of errors.slice(1)) onError(error);

@@ -1,6 +1,6 @@
-// A few commands that must reach Redis together, in order, each keeping its own reply: what the worker's
-// pop sends (its pending acknowledgements, both migrations, the pop itself) and what a blocking pop sends
-// (the BLPOP and the pop behind it).
+// A few commands that must reach Redis together, in order, each keeping its own reply: what a blocking
+// pop sends (the BLPOP and the pop behind it). The worker's pop needs none: its acknowledgements, both
+// migrations and the pop itself are one script call (workerPop-5.lua).
 //
 // On one connection they go out as an ioredis pipeline: one socket write, and ioredis keeps the commands of
 // a connection in the order they were sent, so Redis runs them in that order. A pipeline also knows how to

@@ -6,7 +6,6 @@
 // members than one command may carry (MAX_COMMAND_ARGUMENTS) go out as several ZREMs of the key.
 import type { Cluster, Redis } from 'ioredis';
 import { MAX_COMMAND_ARGUMENTS, slices } from './argumentLimit';
-import type { CommandBatch, Replies } from './CommandBatch';
 
 // One promise per batch, shared by every caller in it: they all learn the same reply, and a promise, an
 // executor and two resolving functions per job would be garbage for every job the worker runs.
@@ -17,7 +16,20 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-const NOTHING_MOVED = { commands: 0, settle: (): void => undefined };
+/**
+ * A key's gathered members, taken out of the turn's flush by a caller that sends them in a write of its
+ * own. Exactly one of its functions must be called, once the write's fate is known.
+ */
+export interface TakenMembers {
+  /** The members to remove: they must go to Redis as a ZREM of the key, or through {@link resend}. */
+  readonly members: readonly (string | Buffer)[];
+  /** Redis ran the write: settle the callers with its ZREM's outcome (null when it succeeded). */
+  settle(error: Error | null): void;
+  /** The write may not have run (its reply was lost): send the ZREM again on its own, then settle. */
+  resend(): void;
+}
+
+const DONE = Promise.resolve();
 
 /** Coalesces the ZREMs asked for within one turn of the event loop into one ZREM per key. */
 export class ZremBatcher {
@@ -38,32 +50,35 @@ export class ZremBatcher {
       this.scheduled = true;
       // setImmediate runs after the I/O of this turn of the event loop: every job settled in it joins the
       // batch, and a worker whose next pop waits for a reply that came in the same turn (its stop and pause
-      // reads, on the cache connection) sends the batch with that pop (moveInto) instead of alone.
+      // reads, on the cache connection) sends the batch with that pop (take) instead of alone.
       setImmediate(() => this.flush());
     }
     return batch.done;
   }
 
   /**
-   * Put what is gathered for `key` into `write`, ahead of what the caller adds next, instead of sending
-   * it on its own: the pop that follows goes out behind it on the same connection (in the same write,
-   * except on a cluster), so Redis runs the ZREM before it. Only that key's batch moves, so the batch
-   * keeps to one cluster slot; other keys go out with the turn's flush. Returns how many commands went in
-   * (0 unless a batch was waiting) and a function to call with the write's replies (or with the error that
-   * failed the whole write), which settles each caller's promise.
+   * Take what is gathered for `key` (null when nothing is), for the caller to send at the head of its own
+   * write: the worker's pop removes the finished jobs' reservations in the same script call, before it
+   * reserves new ones. At most `max` members are handed over; any before them are sent now as ZREMs of
+   * their own on the same connection, so they still reach Redis first. Only that key's members move, so
+   * the write keeps to one cluster slot; other keys go out with the turn's flush. Removing a member twice
+   * changes nothing (a reserved string is never reserved again: the next pop of that job carries one
+   * more attempt), which is what makes {@link TakenMembers.resend} safe.
    */
-  moveInto(write: CommandBatch, key: string): { commands: number; settle(replies: Replies | Error): void } {
+  take(key: string, max: number): TakenMembers | null {
     const batch = this.pending.get(key);
-    if (batch === undefined) return NOTHING_MOVED;
+    if (batch === undefined) return null;
     this.pending.delete(key);
-    const commands = slicesOf(batch.members);
-    for (const members of commands) write.add((target) => target.zrem(key, ...members));
+    const all = batch.members;
+    const members = all.length > max ? all.slice(all.length - max) : all;
+    const ahead = all.length > max ? this.send(key, all.slice(0, all.length - max)) : DONE;
     return {
-      commands: commands.length,
-      settle: (replies) => {
-        const error = replies instanceof Error ? replies : replies.slice(0, commands.length).find(([e]) => e)?.[0];
-        if (error) batch.reject(error);
-        else batch.resolve();
+      members,
+      settle: (error) => {
+        ahead.then(() => (error === null ? batch.resolve() : batch.reject(error)), batch.reject);
+      },
+      resend: () => {
+        Promise.all([ahead, this.send(key, members)]).then(() => batch.resolve(), batch.reject);
       },
     };
   }
@@ -74,9 +89,12 @@ export class ZremBatcher {
     const batches = this.pending;
     if (batches.size === 0) return;
     this.pending = new Map();
-    for (const [key, { members, resolve, reject }] of batches) {
-      Promise.all(slicesOf(members).map((slice) => this.client.zrem(key, ...slice))).then(() => resolve(), reject);
-    }
+    for (const [key, { members, resolve, reject }] of batches) this.send(key, members).then(resolve, reject);
+  }
+
+  // ZREM `members` from `key`, in as many commands as they need.
+  private send(key: string, members: (string | Buffer)[]): Promise<void> {
+    return Promise.all(slicesOf(members).map((slice) => this.client.zrem(key, ...slice))).then(() => undefined);
   }
 }
 

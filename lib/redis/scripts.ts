@@ -1,5 +1,7 @@
 // The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build) and
-// called through typed functions that always pass the declared number of KEYS and ARGV. Every script is
+// called through typed functions that always pass the declared number of KEYS and ARGV. A script may be
+// built from others (`parts`): their text, unchanged, is put in front of its own file as Lua functions of
+// (KEYS, ARGV), so what it runs of them is exactly what they run alone. Every script is
 // sent one way: EVALSHA, then EVAL with its text when Redis answers NOSCRIPT (it ran nothing). Those whose
 // replay changes nothing (size, migrations, clear, extendReservation, releaseLock) are ioredis defined
 // commands, which ioredis may resend after a reconnect. The writes that must never run twice (push,
@@ -19,6 +21,12 @@ export interface ScriptSpec {
   readonly command: string;
   readonly keys: number;
   readonly args: number;
+  /** Scripts whose text this one runs as functions of its own, named after them. */
+  readonly parts?: readonly string[];
+  /** It takes any number of ARGV after its `args` declared ones (a list, documented in its header). */
+  readonly rest?: true;
+  /** Only ever run as a part of that script, never sent on its own. */
+  readonly partOf?: string;
 }
 
 /** Every script larq runs (the queue's, the cache lock's owner-checked release, Horizon's metrics), by name. The key count is also in the file name (checked by a spec). */
@@ -27,7 +35,15 @@ export const SCRIPTS = Object.freeze({
   push: { file: 'push-2.lua', command: 'larqPush', keys: 2, args: 1 },
   later: { file: 'later-1.lua', command: 'larqLater', keys: 1, args: 2 },
   pop: { file: 'pop-4.lua', command: 'larqPop', keys: 4, args: 1 },
-  popBatch: { file: 'popBatch-4.lua', command: 'larqPopBatch', keys: 4, args: 2 },
+  popBatch: { file: 'popBatch-4.lua', command: 'larqPopBatch', keys: 4, args: 2, partOf: 'workerPop' },
+  workerPop: {
+    file: 'workerPop-5.lua',
+    command: 'larqWorkerPop',
+    keys: 5,
+    args: 5,
+    parts: ['migrateExpiredJobs', 'popBatch'],
+    rest: true,
+  },
   release: { file: 'release-2.lua', command: 'larqRelease', keys: 2, args: 2 },
   migrateExpiredJobs: { file: 'migrateExpiredJobs-3.lua', command: 'larqMigrateExpiredJobs', keys: 3, args: 2 },
   clear: { file: 'clear-4.lua', command: 'larqClear', keys: 4, args: 0 },
@@ -50,9 +66,22 @@ export type ScriptName = keyof typeof SCRIPTS;
 export const LUA_DIR = join(__dirname, 'lua');
 
 // Every script's text and SHA1, read from disk once, when this module is loaded.
-const SOURCES: ReadonlyMap<ScriptName, string> = new Map(
+const FILES: ReadonlyMap<ScriptName, string> = new Map(
   (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(join(LUA_DIR, SCRIPTS[n].file), 'utf8')]),
 );
+const SOURCES: ReadonlyMap<ScriptName, string> = new Map(
+  (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, composed(n)]),
+);
+
+// A script's file, behind the functions made of its parts' files. A part's `KEYS` and `ARGV` are the
+// function's parameters, so its text runs unchanged on the keys and arguments the script hands it.
+function composed(name: ScriptName): string {
+  const spec: ScriptSpec = SCRIPTS[name];
+  const parts = (spec.parts ?? []).map(
+    (part) => `local function ${part}(KEYS, ARGV)\n${FILES.get(part as ScriptName) as string}end\n\n`,
+  );
+  return parts.join('') + (FILES.get(name) as string);
+}
 const SHAS: ReadonlyMap<ScriptName, string> = new Map([...SOURCES].map(([n, source]) => [n, scriptSha(source)]));
 
 /** The SHA1 Redis files a script under (what EVALSHA names it by). */
@@ -74,10 +103,11 @@ export function scriptSource(name: ScriptName): string {
 type Client = Redis | Cluster;
 type Arg = string | number | Buffer;
 
-/** Registers every script on `client` (idempotent). Pipelines made from it afterwards inherit them. */
+/** Registers every script sent on its own on `client` (idempotent). Pipelines made from it afterwards inherit them. */
 export function defineScripts(client: Redis | Cluster): void {
   for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-    const spec = SCRIPTS[name];
+    const spec: ScriptSpec = SCRIPTS[name];
+    if (spec.partOf !== undefined) continue;
     if (typeof (client as unknown as Record<string, unknown>)[spec.command] === 'function') continue;
     client.defineCommand(spec.command, { numberOfKeys: spec.keys, lua: scriptSource(name) });
   }
@@ -92,10 +122,12 @@ function run(target: Client | ChainableCommander, name: ScriptName, keys: string
 }
 
 function checkCounts(name: ScriptName, keys: readonly string[], args: readonly Arg[]): ScriptSpec {
-  const spec = SCRIPTS[name];
-  if (keys.length !== spec.keys || args.length !== spec.args) {
+  const spec: ScriptSpec = SCRIPTS[name];
+  const argsFit = spec.rest ? args.length >= spec.args : args.length === spec.args;
+  if (keys.length !== spec.keys || !argsFit) {
     throw new LarqError(
-      `script ${name} takes ${spec.keys} keys and ${spec.args} args, got ${keys.length} and ${args.length}`,
+      `script ${name} takes ${spec.keys} keys and ${spec.rest ? 'at least ' : ''}${spec.args} args, ` +
+        `got ${keys.length} and ${args.length}`,
     );
   }
   return spec;
@@ -159,6 +191,36 @@ export function popReplies(raw: unknown): PopReply[] {
   const out: PopReply[] = [];
   for (let i = 0; i + 2 < flat.length; i += 3) out.push(typedPop(flat[i], flat[i + 1], flat[i + 2]));
   return out;
+}
+
+/** What the worker's pop did, part by part; a part that failed carries its error instead. */
+export interface WorkerPopReply {
+  /** The finished jobs' reservations it removed (ZREM's count). */
+  readonly removed: number | Error;
+  /** The delayed jobs it moved to the queue, now due. */
+  readonly delayedMoved: string[] | Error;
+  /** The reservations older than retry_after it moved back to the queue (none when it was not asked to). */
+  readonly expiredMoved: string[] | Error;
+  /** The jobs it reserved or quarantined, in list order. */
+  readonly popped: PopReply[] | Error;
+}
+
+/** The worker pop script's raw reply (see workerPop-5.lua), typed. */
+export function workerPopReply(raw: unknown): WorkerPopReply {
+  const [removed, delayedMoved, expiredMoved, popped] = raw as unknown[];
+  return {
+    removed: removed instanceof Error ? removed : Number(removed),
+    delayedMoved: moved(delayedMoved),
+    expiredMoved: moved(expiredMoved),
+    popped: popped instanceof Error ? popped : popReplies(popped),
+  };
+}
+
+// A migration's moved members, as strings (the reply's bulk strings are Buffers).
+function moved(reply: unknown): string[] | Error {
+  if (reply instanceof Error) return reply;
+  const members = reply as (string | Buffer)[];
+  return members.length === 0 ? [] : members.map(String);
 }
 
 function typedPop(
@@ -234,22 +296,6 @@ export const scripts = {
     return (await run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit])) as string[];
   },
 
-  /**
-   * Issue a migration on a pipeline made from a defined client (its reply, the moved members, comes with
-   * exec()) or on a defined cluster client (the returned promise is its reply); see CommandBatch. A
-   * migration sent again after a reconnect moves only what is due then: ioredis may resend it.
-   */
-  migrateExpiredJobsInto(
-    target: ScriptTarget,
-    from: string,
-    to: string,
-    notify: string,
-    now: number,
-    limit: number,
-  ): unknown {
-    return run(target, 'migrateExpiredJobs', [from, to, notify], [now, limit]);
-  },
-
   /** Count the jobs of a queue, then DEL its four keys. */
   async clear(target: Client, k: QueueKeys): Promise<number> {
     return Number(await run(target, 'clear', [k.queue, k.delayed, k.reserved, k.notify], []));
@@ -261,19 +307,27 @@ export const scripts = {
   },
 
   /**
-   * Issue the batch pop of up to `count` jobs on `target`, at most once, as popOneInto does; read its reply
-   * with {@link popReplies}. The payloads come back as Buffers: a worker parses each payload once and sends
-   * the reserved bytes back in its ZREM, so turning both into strings only fed the garbage collector;
-   * and bytes go back exactly as they came, where a string would have replaced any that are not UTF-8.
+   * A worker's pop as one call, at most once: remove the reservations `acks` of jobs it finished, migrate
+   * (delayed jobs, then expired reservations when `migrateReserved`), and reserve up to `count` jobs until
+   * `expiresAt`. Resolves to the script's reply, read with {@link workerPopReply}. Bulk strings come back as
+   * Buffers: a worker parses each payload once and sends the reserved bytes back in its ZREM, so turning
+   * both into strings only fed the garbage collector; and bytes go back exactly as they came, where a
+   * string would have replaced any that are not UTF-8.
    */
-  popInto(target: ScriptTarget, client: Client, k: QueueKeys, expiresAt: number, count: number): Promise<unknown> {
-    // The batch script: the state and reply of `count` pops, with each Redis command issued once per batch.
+  workerPop(
+    target: Client,
+    k: QueueKeys,
+    migration: { now: number; limit: number; reserved: boolean },
+    expiresAt: number,
+    count: number,
+    acks: readonly (string | Buffer)[],
+  ): Promise<unknown> {
     return runOnce(
       target,
-      client,
-      'popBatch',
-      [k.queue, k.reserved, k.notify, k.invalid],
-      [expiresAt, count],
+      target,
+      'workerPop',
+      [k.queue, k.delayed, k.reserved, k.notify, k.invalid],
+      [migration.now, migration.limit, migration.reserved ? 1 : 0, expiresAt, count, ...acks],
       `the pop from ${k.queue} (a job it reserved comes back after retry_after, as a crashed worker's does)`,
       true,
     );

@@ -150,7 +150,7 @@ describe('argument limits: no command carries more than 3,999 arguments', functi
       expectWithinLimit(watch());
     });
 
-    it('acknowledges 5,000 jobs riding in the write of the pop that follows them, every ZREM within the limit', async () => {
+    it('acknowledges 5,000 jobs riding in the pop that follows them, every ZREM within the limit', async () => {
       const { open, watch } = setup();
       const q = open();
       await q.bulkRaw(Array.from({ length: 5001 }, (_, i) => job(i)));
@@ -166,7 +166,11 @@ describe('argument limits: no command carries more than 3,999 arguments', functi
       await watch().settle();
       expect(next).to.have.length(1);
       expect(await q.reservedSize()).to.equal(1);
-      expect(watch().named('zrem').length).to.equal(2);
+      // What fits in the pop's script call is removed inside it; the rest went just ahead of it, alone.
+      const zrems = watch().named('zrem');
+      expect(zrems.filter((c) => c.source !== 'lua')).to.have.length(1);
+      expect(zrems.filter((c) => c.source === 'lua').length).to.be.greaterThan(0);
+      expect(zrems.reduce((members, c) => members + c.argv.length - 2, 0)).to.equal(5000);
       expectWithinLimit(watch());
     });
 

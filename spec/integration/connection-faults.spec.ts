@@ -2,10 +2,11 @@
 // KILL), whose scripts are flushed (SCRIPT FLUSH): a bulk call is all-or-nothing and leaves the
 // connection usable, a delayed entry in a bulk never depends on a cached script, an awaited push lands
 // at most once and says so when Redis never answered, and a pop never reserves a job that nobody was
-// told about without saying so.
+// told about without saying so, nor loses the deletes it carried.
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
+import type { RedisJob } from '../../lib/jobs/RedisJob';
 import { commandCalls, randomPrefix, requireRedis } from '../support/redis';
 import { ownRedis, type OwnRedis } from '../support/redisServer';
 
@@ -246,5 +247,56 @@ describe('queue writes under dropped connections (integration)', function () {
     console.log(
       `      pop: ${killed} kills, ${returned.size} returned, ${orphans.length} reserved by ${unknownPops} lost pops, ${failedPops} failed pops`,
     );
+  });
+
+  it('the finished jobs a lost pop carried are removed all the same: every delete settles, none stays reserved', async () => {
+    const q = open();
+    const total = 3000;
+    const pusher = open();
+    for (let from = 0; from < total; from += 500)
+      await pusher.bulkRaw(Array.from({ length: 500 }, (_, i) => payload(0, from + i)));
+    const uuidOf = (job: RedisJob) => (JSON.parse(job.getRawBody()) as { uuid: string }).uuid;
+    const deleted = new Set<string>();
+    const deletes: Promise<unknown>[] = [];
+    let lostCarrying = 0;
+    const kills = killer(10);
+    let empty = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        let finished: RedisJob[] = [];
+        while (empty < 8) {
+          // The jobs of the last batch finish in the tick of the next pop: their ZREMs ride in its script.
+          for (const job of finished) {
+            deleted.add(uuidOf(job));
+            deletes.push(settled('a delete', job.delete()));
+          }
+          const carried = finished.length > 0;
+          finished = [];
+          try {
+            finished = await settled(
+              'popMany',
+              q.popMany('default', 1, 10, () => undefined),
+            );
+            if (finished.length === 0) empty++;
+          } catch (e) {
+            if (outcomeOf(e) === 'unknown' && carried) lostCarrying++;
+          }
+        }
+      }),
+    );
+    const killed = await kills.stop();
+    expect(killed).to.be.greaterThan(10);
+    expect(lostCarrying, 'pops whose reply was lost while they carried deletes').to.be.greaterThan(0);
+    // Whether the lost script ran or not, each delete it carried was sent again and resolved.
+    const outcomes = await Promise.allSettled(deletes);
+    expect(outcomes.filter((o) => o.status === 'rejected')).to.deep.equal([]);
+    const reserved = (await admin.zrange(q.keys.forQueue('default').reserved, 0, '-1')).map(
+      (member) => (JSON.parse(member) as { uuid: string }).uuid,
+    );
+    expect(
+      reserved.filter((uuid) => deleted.has(uuid)),
+      'jobs deleted but still reserved',
+    ).to.deep.equal([]);
+    console.log(`      acks: ${killed} kills, ${deleted.size} deleted, ${lostCarrying} lost pops carrying deletes`);
   });
 });

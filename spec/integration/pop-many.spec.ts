@@ -335,8 +335,8 @@ describe('RedisQueue.popMany (integration)', function () {
       const first = await q.popMany('default', 0, 2, () => undefined);
       const monitor = await rawClient(port).monitor();
       const seen: string[] = [];
-      monitor.on('monitor', (_time: string, args: string[]) => {
-        if (args.some((a) => a.startsWith(p))) seen.push(args[0].toLowerCase());
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (args.some((a) => a.startsWith(p))) seen.push(`${source === 'lua' ? 'lua ' : ''}${args[0].toLowerCase()}`);
       });
       const before = await zremCalls();
       // popMany is called in the same tick as the deletes, before their own flush would run
@@ -346,10 +346,11 @@ describe('RedisQueue.popMany (integration)', function () {
       await monitorCaughtUp(monitor, client);
       monitor.disconnect();
       expect((await zremCalls()) - before).to.equal(1);
-      // Redis removed the finished reservations before it reserved the next jobs
-      expect(seen.filter((c) => c !== 'zrangebyscore').slice(0, 2)).to.deep.equal([
-        'zrem',
+      // One script call: in it, Redis removed the finished reservations before it reserved the next jobs
+      expect(seen.filter((c) => /^(eval|evalsha|zrem|zadd)$/.test(c.replace(/^lua /, '')))).to.deep.equal([
         seen.includes('evalsha') ? 'evalsha' : 'eval',
+        'lua zrem',
+        'lua zadd',
       ]);
       expect(second.map((j) => j.getJobId())).to.deep.equal(['id3', 'id4']);
       expect(await client.zrange(`${p}queues:default:reserved`, 0, '-1')).to.have.members(
@@ -381,18 +382,35 @@ describe('RedisQueue.popMany (integration)', function () {
       expect(await client.zcard(`${p}queues:other:reserved`)).to.equal(0);
     });
 
-    it('acknowledgements carried by a popMany whose pipeline fails reject with its error', async () => {
+    it('acknowledgements gathered when the connection is gone reject with its error', async () => {
       const p = randomPrefix();
       const q = open(p);
       await q.pushRaw(job(1));
       const [only] = await q.popMany('default', 0, 1, () => undefined);
       const deleting = only.delete().catch((e: unknown) => e);
-      // the connection is cut under the pipeline: both the pop and the acknowledgement it carried fail
+      // the connection is cut: both the pop and the acknowledgement gathered for it fail
       const client = (q as unknown as { client: Redis }).client;
       client.disconnect();
       const popped = await q.popMany('default', 0, 1, () => undefined).catch((e: unknown) => e);
       expect(popped).to.be.instanceOf(Error);
       expect(await deleting).to.be.instanceOf(Error);
+    });
+
+    it('a migration that fails costs only itself: the error reaches onError, the acknowledgements and the pop still run', async () => {
+      const p = randomPrefix();
+      const q = open(p);
+      for (const n of [1, 2]) await q.pushRaw(job(n));
+      const [first] = await q.popMany('default', 0, 1, () => undefined);
+      await client.set(`${p}queues:default:delayed`, 'not a sorted set');
+      const errors: Error[] = [];
+      const deleting = first.delete();
+      const second = await q.popMany('default', 0, 1, (e) => errors.push(e));
+      await deleting;
+      expect(errors.map((e) => e.message)).to.deep.equal([
+        'queue "default": migration failed: WRONGTYPE Operation against a key holding the wrong kind of value',
+      ]);
+      expect(second.map((j) => j.getJobId())).to.deep.equal(['id2']);
+      expect(await client.zrange(`${p}queues:default:reserved`, 0, '-1')).to.deep.equal([second[0].getReservedJob()]);
     });
 
     it('close() sends acknowledgements still gathered', async () => {

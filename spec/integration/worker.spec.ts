@@ -187,7 +187,7 @@ describe('Worker with Node handlers on Redis', function () {
     expect(most).to.be.within(2, 20);
     expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]); // no job, reservation or notify token left
   });
-  it("at concurrency 1 each job's ZREM and the next pop share one write, the ZREM first: one read of Redis a job, never two jobs reserved", async function () {
+  it("at concurrency 1 each job's ZREM runs in the next pop's script, ahead of its pop: one read of Redis a job, never two jobs reserved", async function () {
     const jobs = 50;
     await queue.bulk(
       Array.from({ length: jobs }, (_, i) =>
@@ -196,14 +196,14 @@ describe('Worker with Node handlers on Redis', function () {
     );
     const monitor = await rawClient(redis.port).monitor();
     const seen: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      // EVALSHA sha numkeys key...: the pop script's first key is the queue, the migrations' a sorted set.
-      if (args.some((a) => a.startsWith(redis.prefix)))
-        seen.push(
-          args[0].toLowerCase() === 'evalsha' && args[3] === `${redis.prefix}queues:default`
-            ? 'pop'
-            : args[0].toLowerCase(),
-        );
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      // A reservation is made by the pop's ZADD to the reserved set and removed by a ZREM, each issued from
+      // the worker's pop script; the script call itself is the one command the worker sends.
+      const command = args[0].toLowerCase();
+      if (!args.some((a) => a.startsWith(redis.prefix))) return;
+      if (source !== 'lua') seen.push(command);
+      else if (command === 'zadd' && args[1] === `${redis.prefix}queues:default:reserved`) seen.push('pop');
+      else if (command === 'zrem') seen.push('zrem');
     });
     const readsProcessed = async () => Number(/total_reads_processed:(\d+)/.exec(await redis.client.info('stats'))![1]);
     const readsBefore = await readsProcessed();
@@ -218,6 +218,11 @@ describe('Worker with Node handlers on Redis', function () {
     expect(result.reason).to.equal('empty');
     expect(await redis.client.keys(`${redis.prefix}*`)).to.deep.equal([]);
     // Laravel's order: the ZREM of one job, then the next pass's pop; one job reserved at most.
+    expect(
+      seen.filter((c) => c !== 'evalsha'),
+      'nothing but the pop script, which holds the ZREMs',
+    ).to.include.members(['zrem', 'pop']);
+    expect(new Set(seen.filter((c) => c !== 'zrem' && c !== 'pop'))).to.deep.equal(new Set(['evalsha']));
     const acksAndPops = seen.filter((c) => c === 'zrem' || c === 'pop');
     expect(acksAndPops.filter((c) => c === 'zrem')).to.have.length(jobs);
     let reserved = 0;
@@ -225,7 +230,7 @@ describe('Worker with Node handlers on Redis', function () {
       reserved += c === 'pop' ? 1 : -1;
       expect(reserved).to.be.within(0, 1);
     }
-    // A ZREM and the pop behind it in one write: a job costs one read, not two (plus the empty pass's).
+    // A ZREM and the pop behind it in one script call: a job costs one read, not two (plus the empty pass's).
     expect(reads).to.be.at.most(jobs + 3);
   });
 });

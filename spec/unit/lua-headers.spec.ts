@@ -13,6 +13,7 @@ import {
   scriptSource,
   scripts,
   type ScriptName,
+  type ScriptSpec,
 } from '../../lib/redis/scripts';
 
 interface Header {
@@ -140,7 +141,7 @@ describe('Lua script headers', () => {
     await scripts.push(client, k, 'payload');
     await scripts.later(client, k, 100, 'payload');
     await scripts.pop(client, k, 100);
-    await scripts.popInto(client, client, k, 100, 25);
+    await scripts.workerPop(client, k, { now: 100, limit: -1, reserved: true }, 130, 25, []);
     await scripts.release(client, k, 'reserved', 100);
     await scripts.migrateExpiredJobs(client, k.delayed, k.queue, k.notify, 100, -1);
     await scripts.clear(client, k);
@@ -150,9 +151,37 @@ describe('Lua script headers', () => {
     await scripts.durationLimiter(client, 'p:limiter', '100.5', 100, 60, 10);
     await scripts.durationLimiterTooManyAttempts(client, 'p:limiter', '100.5', 100, 60, 10);
     for (const name of names) {
-      const spec = SCRIPTS[name];
+      const spec: ScriptSpec = SCRIPTS[name];
+      if (spec.partOf !== undefined) {
+        // Sent only inside the script it is a part of: never defined or called on its own.
+        expect(defined.has(spec.command), spec.command).to.equal(false);
+        expect(calls.has(spec.command), spec.command).to.equal(false);
+        continue;
+      }
       expect(defined.get(spec.command), spec.command).to.equal(spec.keys);
       expect(calls.get(spec.command), spec.command).to.have.length(spec.keys + spec.args);
     }
+  });
+
+  it("a script built from parts runs each part's file unchanged, as a function named after it", () => {
+    const built = names.filter((n) => (SCRIPTS[n] as ScriptSpec).parts !== undefined);
+    expect(built).to.deep.equal(['workerPop']);
+    for (const name of built) {
+      const source = scriptSource(name);
+      for (const part of (SCRIPTS[name] as ScriptSpec).parts!) {
+        const text = readFileSync(join(LUA_DIR, SCRIPTS[part as ScriptName].file), 'utf8');
+        expect(source).to.include(`local function ${part}(KEYS, ARGV)\n${text}end\n`);
+        expect((SCRIPTS[part as ScriptName] as ScriptSpec).partOf ?? name).to.equal(name);
+      }
+      expect(source.endsWith(readFileSync(join(LUA_DIR, SCRIPTS[name].file), 'utf8'))).to.equal(true);
+    }
+  });
+
+  it('the worker pop sends the reservations to remove after its declared ARGV', async () => {
+    const { client, calls } = recordingClient();
+    defineScripts(client);
+    const k = { queue: 'q', delayed: 'd', reserved: 'r', notify: 'n', invalid: 'i', failed: 'f' };
+    await scripts.workerPop(client, k, { now: 100, limit: -1, reserved: false }, 130, 25, ['a', 'b', 'c']);
+    expect(calls.get('larqWorkerPop')).to.have.length(SCRIPTS.workerPop.keys + SCRIPTS.workerPop.args + 3);
   });
 });
