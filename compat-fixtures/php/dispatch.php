@@ -1,10 +1,11 @@
 <?php
 // Dispatches one named scenario through real Laravel and prints one JSON object to stdout:
-//   {scenario, now, ids, described, omitted}
-// now: Laravel's clock (Unix seconds) at dispatch; ids: the id of every payload pushed, in push
-// order (collected from JobQueued events); described: describe.php's description of every job
-// object handed to Laravel, read AFTER dispatch (so what Laravel set on it, e.g. a chain's
-// `chained`, shows), or of the data of a string job.
+//   {scenario, before, after, ids, described, omitted}
+// before, after: Laravel's clock (Unix seconds) just before and just after the dispatch, so every
+// time Laravel read during it (a delayed job's due time minus its delay) lies in [before, after];
+// ids: the id of every payload pushed, in push order (collected from JobQueued events); described:
+// describe.php's description of every job object handed to Laravel, read AFTER dispatch (so what
+// Laravel set on it, e.g. a chain's `chained`, shows), or of the data of a string job.
 //
 // Usage: php dispatch.php <scenario> [args...]   (environment: see bootstrap.php)
 //   object-basic | object-scalars | object-enums | object-models | object-dates | object-tuned
@@ -189,14 +190,17 @@ function larq_run_scenario(string $scenario, array $args, $bus): array
     }
 }
 
+$before = Carbon::now()->getTimestamp();
 [$dispatched, $rawId] = larq_run_scenario($scenario, $args, $bus);
+$after = Carbon::now()->getTimestamp();
 if ($rawId !== null) {
     $ids[] = $rawId; // pushRaw fires no JobQueued event
 }
 
 echo larq_json([
     'scenario' => $scenario,
-    'now' => Carbon::now()->getTimestamp(),
+    'before' => $before,
+    'after' => $after,
     'ids' => $ids,
     'described' => array_map(fn ($value) => larq_describe($value), $dispatched),
     'omitted' => array_map(fn ($value) => larq_omitted_properties($value), $dispatched),

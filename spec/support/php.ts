@@ -108,8 +108,10 @@ export interface PhpConnection {
 /** dispatch.php's output. */
 export interface PhpDispatchResult {
   scenario: string;
-  /** Laravel's clock (Unix seconds) at dispatch. */
-  now: number;
+  /** Laravel's clock (Unix seconds) just before the dispatch: no time Laravel read during it is earlier. */
+  before: number;
+  /** Laravel's clock (Unix seconds) just after the dispatch: no time Laravel read during it is later. */
+  after: number;
   /** Every pushed payload's id, in push order. */
   ids: string[];
   /** Every job object handed to Laravel (or a string job's data), described after dispatch. */
