@@ -24,9 +24,13 @@ namespace App\Jobs {
     use Illuminate\Contracts\Queue\ShouldQueue;
     use Illuminate\Foundation\Bus\Dispatchable;
     use Illuminate\Queue\InteractsWithQueue;
+    use Illuminate\Queue\Middleware\RateLimitedWithRedis;
     use Illuminate\Queue\SerializesModels;
 
-    /** Records when its handle() started and ended; sleeps sleepMs between; throws when asked. */
+    /**
+     * Records when its handle() started and ended, and the Redis limiter window its slot was taken in;
+     * sleeps sleepMs between; throws when asked.
+     */
     class MiddlewareProbe implements ShouldQueue
     {
         use Dispatchable, Queueable, InteractsWithQueue, SerializesModels;
@@ -47,10 +51,25 @@ namespace App\Jobs {
             $start = microtime(true);
             usleep((int) $this->sleepMs * 1000);
             larq_record(['hook' => 'handle', 'class' => static::class, 'n' => $this->n, 'start' => $start, 'end' => microtime(true),
-                'attempts' => $this->job?->attempts(), 'pid' => getmypid(), 'worker' => 'php']);
+                'window' => $this->limiterWindow(), 'attempts' => $this->job?->attempts(), 'pid' => getmypid(), 'worker' => 'php']);
             if ($this->fails) {
                 throw new \RuntimeException('probe failed');
             }
+        }
+
+        /**
+         * The end (Unix seconds) of the window this attempt's RateLimitedWithRedis took its slot in (its
+         * first limit's), or null without one: the middleware ran this attempt through the objects in
+         * $this->middleware, unserialized with it, and keeps the limiter script's reply in decaysAt.
+         */
+        private function limiterWindow(): ?int
+        {
+            foreach ($this->middleware as $middleware) {
+                if ($middleware instanceof RateLimitedWithRedis && $middleware->decaysAt !== []) {
+                    return (int) array_values($middleware->decaysAt)[0];
+                }
+            }
+            return null;
         }
     }
 
