@@ -197,12 +197,17 @@ describe('queue writes under dropped connections (integration)', function () {
     );
   });
 
-  it('a pop whose reply was lost is reported, never a reservation silently kept from its caller', async () => {
-    const q = open();
-    const total = 3000;
+  // Push `total` jobs onto the default queue, through a queue of its own.
+  async function fill(total: number): Promise<void> {
     const pusher = open();
     for (let from = 0; from < total; from += 500)
       await pusher.bulkRaw(Array.from({ length: 500 }, (_, i) => payload(0, from + i)));
+  }
+
+  it('a pop whose reply was lost is reported, never a reservation silently kept from its caller', async () => {
+    const q = open();
+    const total = 3000;
+    await fill(total);
     const returned = new Map<string, number>();
     let unknownPops = 0;
     let failedPops = 0;
@@ -251,10 +256,7 @@ describe('queue writes under dropped connections (integration)', function () {
 
   it('the finished jobs a lost pop carried are removed all the same: every delete settles, none stays reserved', async () => {
     const q = open();
-    const total = 3000;
-    const pusher = open();
-    for (let from = 0; from < total; from += 500)
-      await pusher.bulkRaw(Array.from({ length: 500 }, (_, i) => payload(0, from + i)));
+    await fill(3000);
     const uuidOf = (job: RedisJob) => (JSON.parse(job.getRawBody()) as { uuid: string }).uuid;
     const deleted = new Set<string>();
     const deletes: Promise<unknown>[] = [];
