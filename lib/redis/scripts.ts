@@ -1,12 +1,12 @@
 // The queue's Lua scripts: read from disk once (lib/redis/lua, copied to dist/redis/lua by the build) and
 // called through typed functions that always pass the declared number of KEYS and ARGV. A script may be
 // built from others (`parts`): their text, unchanged, is put in front of its own file as Lua functions of
-// (KEYS, ARGV), so what it runs of them is exactly what they run alone. Every script is
-// sent one way: EVALSHA, then EVAL with its text when Redis answers NOSCRIPT (it ran nothing). Those whose
-// replay changes nothing (size, migrations, clear, extendReservation, releaseLock) are ioredis defined
-// commands, which ioredis may resend after a reconnect. The writes that must never run twice (push,
-// later, pop, popBatch, release) are sent the same way wrapped in an AtMostOnceCommand, which ioredis
-// never replays.
+// (KEYS, ARGV), so what it runs of them is exactly what they run alone (the worker's pop, workerPop, runs
+// the migrations and popBatch so). Every script is sent one way: EVALSHA, then EVAL with its text when
+// Redis answers NOSCRIPT (it ran nothing). Those whose replay changes nothing (size, migrations, clear,
+// extendReservation, releaseLock) are ioredis defined commands, which ioredis may resend after a
+// reconnect. The writes that must never run twice (push, later, pop, workerPop, release) are sent the
+// same way wrapped in an AtMostOnceCommand, which ioredis never replays.
 import { createHash } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
