@@ -42,7 +42,7 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
   /** The job handed to the runner: its delete and release ask allows() first. */
   readonly guarded: J;
   /** Present when the worker lets the runner hand over its final delete (see JobAttempt.deferFinalDelete). */
-  readonly deferFinalDelete?: (deleting: Promise<void>) => void;
+  readonly deferFinalDelete?: (this: Attempt<J>, deleting: Promise<void>) => void;
 
   private current: AttemptState = 'reserved';
   private settled = false;
@@ -68,7 +68,10 @@ export class Attempt<J extends WorkerJob> implements JobAttempt {
     // Fenced whatever the timeout: an attempt also ends when its handler returns, and a stray callback
     // that releases the job after that must not put a finished job back.
     this.guarded = guard(job, this);
-    if (options.mayDeferFinalDelete) this.deferFinalDelete = (deleting) => this.keepFinalDelete(deleting);
+    // The class's own method, called as attempt.deferFinalDelete(...), not a closure over this attempt: an
+    // attempt holding a function that holds the attempt was kept, job and all, through every minor
+    // collection (spec/integration/worker-garbage.spec.ts).
+    if (options.mayDeferFinalDelete) this.deferFinalDelete = this.keepFinalDelete;
   }
 
   /** Where the attempt stands. */

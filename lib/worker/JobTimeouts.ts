@@ -16,6 +16,7 @@
 // watches, and one timer (Deadlines) for all of them, armed for the earliest due time.
 import type { Clock } from '../clock';
 import type { WorkerJob } from '../jobs/contracts';
+import { ArrayMap } from '../support/ArrayMap';
 import type { Attempt } from './Attempt';
 import { Deadlines } from './Deadlines';
 
@@ -49,7 +50,8 @@ export function timeoutForJob(job: WorkerJob, optionTimeout: number, out: { repo
 
 /** Watches the running attempts that have a timeout. */
 export class JobTimeouts<J extends WorkerJob> {
-  private readonly watched = new Map<Attempt<J>, Watched>();
+  // An array, not a Map: see support/ArrayMap.
+  private readonly watched = new ArrayMap<Attempt<J>, Watched>();
   private readonly timer: Deadlines;
 
   constructor(
@@ -87,7 +89,7 @@ export class JobTimeouts<J extends WorkerJob> {
   // Time out the attempts whose timeout passed, give up the handlers whose grace passed; when next due.
   private due(now: number): number {
     let next = Infinity;
-    for (const [attempt, watch] of this.watched) {
+    for (const [attempt, watch] of this.watched.entries()) {
       if (watch.dueAtMs > now) {
         next = Math.min(next, watch.dueAtMs);
       } else if (!watch.timedOut) {

@@ -3,11 +3,13 @@
 // queue and popped again) is not started. A larq addition with no Laravel twin: Laravel's worker runs one
 // job at a time.
 import type { WorkerJob } from '../jobs/contracts';
+import { ArrayMap } from '../support/ArrayMap';
 import type { Attempt } from './Attempt';
 
 /** The running handlers of one worker, by job identity. */
 export class RunningJobs<J extends WorkerJob> {
-  private readonly handlers = new Map<string, Attempt<J>>();
+  // An array, not a Map: see support/ArrayMap.
+  private readonly handlers = new ArrayMap<string, Attempt<J>>();
 
   /** Whether an attempt at the same job (jobKey) is running here. */
   has(job: J): boolean {

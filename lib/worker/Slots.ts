@@ -6,12 +6,14 @@
 // freed (a final delete still waiting for Redis) or before (a handler given up as hung).
 import { LarqError } from '../errors';
 import type { WorkerJob } from '../jobs/contracts';
+import { ArraySet } from '../support/ArrayMap';
 import type { Attempt } from './Attempt';
 
 /** The occupied slots and unfinished attempts of one worker. */
 export class Slots<J extends WorkerJob> {
-  private readonly occupied = new Set<Attempt<J>>();
-  private readonly unfinished = new Set<Attempt<J>>();
+  // Arrays, not Sets: see support/ArrayMap.
+  private readonly occupied = new ArraySet<Attempt<J>>();
+  private readonly unfinished = new ArraySet<Attempt<J>>();
   // The next vacate, shared by whoever waits for it (made on demand); who waits for the attempts to finish.
   private vacancy: { promise: Promise<void>; resolve: () => void } | null = null;
   private finishWaiters: (() => void)[] = [];
