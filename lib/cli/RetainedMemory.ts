@@ -10,8 +10,9 @@
 // empties). Until the first full collection, the old generation as it is at each collection: what
 // survived two collections, garbage among it only once it has died there, a bound from above. A leak
 // grows the old generation and the full collections it causes see it. Beside the heap, the memory
-// outside it that its objects hold (Buffers, external_memory) as it is now: a Buffer's bytes are
-// allocated and freed with it, the heap's garbage holds few of them, and a big one counts at once.
+// outside it that its objects hold (Buffers, external_memory) as it is now, or at most MEMORY_READING_MS
+// before: a Buffer's bytes are allocated and freed with it, the heap's garbage holds few of them, and a
+// big one counts within milliseconds.
 //
 // The price: a leak is seen at the next full collection, and V8 lets the old generation grow to a few
 // times (up to 4) what the last one kept before it collects again, so a leaking worker runs on past the
@@ -19,6 +20,7 @@
 // PHP would stop after about 1,000). A stable worker is never stopped by its garbage, however V8 is tuned.
 import { PerformanceObserver, constants } from 'perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'v8';
+import { MEMORY_READING_MS, readAtMostEvery } from '../support/readAtMostEvery';
 
 const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
 
@@ -33,6 +35,7 @@ export class RetainedMemory {
   private bytes = oldGenerationBytes();
   private sawFullCollection = false;
   private observer: PerformanceObserver | undefined;
+  private readonly external = readAtMostEvery(MEMORY_READING_MS, () => getHeapStatistics().external_memory);
 
   /** Start following V8's collections. */
   start(): this {
@@ -52,7 +55,7 @@ export class RetainedMemory {
 
   /** Bytes that stay: the heap's as of the last collection (or of start()), and the memory outside it now. */
   usage(): number {
-    return this.bytes + getHeapStatistics().external_memory;
+    return this.bytes + this.external();
   }
 
   stop(): void {
