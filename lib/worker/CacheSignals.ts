@@ -36,9 +36,10 @@ export class CacheSignals {
   // takes one at most once, and only while it is fresh.
   private restartAhead: Ahead<CacheValue> | undefined;
   private readonly pausedAhead = new Map<string, Ahead<boolean>>();
-  // With readAhead: the reads a check may take, one per signal (see RecentRead).
+  // With readAhead: the reads a check may take, one per signal (see RecentRead); the pause flags' by
+  // connection, then queue: the worker's own name strings, found without building a key each pass.
   private readonly restartRecent = new RecentRead<CacheValue>();
-  private readonly pausedRecent = new Map<string, RecentRead<boolean>>();
+  private readonly pausedRecent = new Map<string, Map<string, RecentRead<boolean>>>();
 
   private readonly clock: Clock;
   private readonly readAhead: boolean;
@@ -150,9 +151,10 @@ export class CacheSignals {
   private readonly readRestartAhead = (): Promise<CacheValue> => readRestart(this.ahead!);
 
   private pausedRecentFor(connection: string, queue: string): RecentRead<boolean> {
-    const key = `${connection}\0${queue}`;
-    let recent = this.pausedRecent.get(key);
-    if (recent === undefined) this.pausedRecent.set(key, (recent = new RecentRead()));
+    let queues = this.pausedRecent.get(connection);
+    if (queues === undefined) this.pausedRecent.set(connection, (queues = new Map()));
+    let recent = queues.get(queue);
+    if (recent === undefined) queues.set(queue, (recent = new RecentRead()));
     return recent;
   }
 
