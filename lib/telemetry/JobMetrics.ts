@@ -10,6 +10,7 @@ import type * as PromClient from 'prom-client';
 import type { WorkerJob } from '../jobs/contracts';
 import type { RedisQueue } from '../RedisQueue';
 import { loadDriver } from '../sql/loadDriver';
+import { ArrayMap } from '../support/ArrayMap';
 import type { Worker } from '../Worker';
 import { observeAttempts, payloadKeys, type AttemptEnd } from './attemptOutcomes';
 
@@ -60,7 +61,8 @@ export class JobMetrics {
   /** The prom-client Registry the metrics are in, or null when only a Meter records them. */
   readonly registry: PrometheusRegistry | null;
   private readonly recorders: Recorder[] = [];
-  private readonly started = new Map<string, number>();
+  // An array, not a Map: see support/ArrayMap.
+  private readonly started = new ArrayMap<string, number>();
   private queue: RedisQueue | null = null;
   private queues: string[] = [];
   private running = 0;

@@ -9,6 +9,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { JobAttempt, JobRunner, WorkerJob } from '../jobs/contracts';
 import { loadDriver } from '../sql/loadDriver';
+import { ArrayMap } from '../support/ArrayMap';
 import type { Worker } from '../Worker';
 import { observeAttempts, payloadKeys, type AttemptEnd } from './attemptOutcomes';
 
@@ -50,7 +51,8 @@ export class JobTracing {
   private readonly api: typeof OtelApi;
   private readonly tracer: OtelApi.Tracer;
   // Keyed by the attempt's reserved string: the handler may get the job through the worker's fence.
-  private readonly open = new Map<string, OpenSpan>();
+  // An array, not a Map: see support/ArrayMap.
+  private readonly open = new ArrayMap<string, OpenSpan>();
 
   constructor(private readonly options: JobTracingOptions = {}) {
     this.api = loadDriver<typeof OtelApi>('@opentelemetry/api', 'tracing');

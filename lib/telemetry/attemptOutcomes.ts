@@ -3,6 +3,7 @@
 // agree on what "processed", "released", "failed" and "timed out" mean.
 import type { Worker } from '../Worker';
 import type { WorkerJob } from '../jobs/contracts';
+import { ArrayMap } from '../support/ArrayMap';
 
 /** How an attempt ended, in the words of Laravel's worker events. */
 export type AttemptOutcome = 'processed' | 'released' | 'failed' | 'timed_out';
@@ -39,7 +40,8 @@ interface Open {
  * attempt's count), since a job's events and its handler may see it through different wrappers.
  */
 export function observeAttempts<J extends WorkerJob>(worker: Worker<J>, observer: AttemptObserver<J>): void {
-  const open = new Map<string, Open>();
+  // An array, not a Map: see support/ArrayMap.
+  const open = new ArrayMap<string, Open>();
   const stateOf = (job: J) => open.get(job.getReservedJob());
   const end = (job: J, error: Error | null): void => {
     const key = job.getReservedJob();
