@@ -7,13 +7,13 @@
 // flags given here (space-separated).
 import { expect } from 'chai';
 import { spawn } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
-import { appFreeEnv } from '../support/larqProcess';
+import { appFreeEnv, writeRedisEnv } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
@@ -42,18 +42,7 @@ describe('larq work --memory: the memory that stays', function () {
   beforeEach(() => {
     prefix = randomPrefix();
     env = join(dir, `${prefix}.env`);
-    writeFileSync(
-      env,
-      [
-        'QUEUE_CONNECTION=redis',
-        'REDIS_HOST=127.0.0.1',
-        `REDIS_PORT=${port}`,
-        `REDIS_PREFIX=${prefix}`,
-        'CACHE_STORE=redis',
-        'QUEUE_FAILED_DRIVER=null',
-        '',
-      ].join('\n'),
-    );
+    writeRedisEnv(env, port, prefix);
   });
 
   async function push(n: number): Promise<void> {

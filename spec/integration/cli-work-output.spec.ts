@@ -4,14 +4,14 @@
 // the order artisan prints them, with a handler's console.log between them; and a reader that stops
 // reading for a while slows the worker down instead of losing lines or letting them pile up in memory.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type Redis from 'ioredis';
 import { MAX_BUFFERED } from '../../lib/cli/StreamOutput';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
-import { startLarq, type LarqProcess } from '../support/larqProcess';
+import { startLarq, writeRedisEnv, type LarqProcess } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
@@ -47,19 +47,7 @@ describe('larq work: job lines on a pipe', function () {
   beforeEach(() => {
     prefix = randomPrefix();
     env = join(dir, `${prefix}.env`);
-    writeFileSync(
-      env,
-      [
-        'APP_NAME=Shop',
-        'QUEUE_CONNECTION=redis',
-        'REDIS_HOST=127.0.0.1',
-        `REDIS_PORT=${port}`,
-        `REDIS_PREFIX=${prefix}`,
-        'CACHE_STORE=redis',
-        'QUEUE_FAILED_DRIVER=null',
-        '',
-      ].join('\n'),
-    );
+    writeRedisEnv(env, port, prefix, ['APP_NAME=Shop']);
   });
 
   // n ChainStep jobs (steps 1..n); their ids in the order the worker takes them.

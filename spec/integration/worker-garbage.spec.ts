@@ -8,13 +8,13 @@
 // of each minor collection (--trace-gc-nvp: `allocated` since the last one, `new_space_survived`).
 import { expect } from 'chai';
 import { spawn } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import type Redis from 'ioredis';
 import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
-import { appFreeEnv } from '../support/larqProcess';
+import { appFreeEnv, writeRedisEnv } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
@@ -47,18 +47,7 @@ describe('the garbage a finished job leaves', function () {
   ): Promise<{ allocated: number; survived: number }[]> {
     const prefix = randomPrefix();
     const env = join(dir, `${prefix}.env`);
-    writeFileSync(
-      env,
-      [
-        'QUEUE_CONNECTION=redis',
-        'REDIS_HOST=127.0.0.1',
-        `REDIS_PORT=${port}`,
-        `REDIS_PREFIX=${prefix}`,
-        'CACHE_STORE=redis',
-        'QUEUE_FAILED_DRIVER=null',
-        '',
-      ].join('\n'),
-    );
+    writeRedisEnv(env, port, prefix);
     const queue = new RedisQueue({ connection: { port }, prefix, laravel: 13 });
     // steps from 1000: the CLI specs' handlers give steps 13 and 99 work of their own
     for (let i = 0; i < JOBS; i += 1000)

@@ -2,6 +2,7 @@
 // .env file it is given (variables of the same names in this process would win over the file, as in
 // Laravel), its output collected.
 import { spawn, type ChildProcess } from 'child_process';
+import { writeFileSync } from 'fs';
 
 /** A running larq process and what it printed so far. */
 export interface LarqProcess {
@@ -21,6 +22,27 @@ export function appFreeEnv(
   for (const name of Object.keys(env))
     if (/^(APP|REDIS|DB|CACHE|QUEUE|LARQ)_/.test(name) || unset.includes(name)) delete env[name];
   return { ...env, ...extra };
+}
+
+/**
+ * Write the .env of a `larq work` on the test Redis at `port` under `prefix`: the Redis queue and the Redis
+ * cache store (the skeleton's default, the database store, needs an app), no failed-job store; `first`
+ * lines before those.
+ */
+export function writeRedisEnv(file: string, port: number, prefix: string, first: string[] = []): void {
+  writeFileSync(
+    file,
+    [
+      ...first,
+      'QUEUE_CONNECTION=redis',
+      'REDIS_HOST=127.0.0.1',
+      `REDIS_PORT=${port}`,
+      `REDIS_PREFIX=${prefix}`,
+      'CACHE_STORE=redis',
+      'QUEUE_FAILED_DRIVER=null',
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Start `node main ...args` in `cwd` with appFreeEnv(extraEnv). */
