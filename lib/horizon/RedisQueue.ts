@@ -6,7 +6,8 @@
 //                      and monitored tags, sent before the push on the same connection, so no worker
 //                      can reserve a job whose record is not there yet (Horizon's own push writes after)
 //   pop/popMany        JobsMigrated (payloads moved back by the pop's migrations) then JobReserved
-//   deleteReserved     JobDeleted: completed/silenced, the monitored record, the two metrics updates
+//   deleteReserved     JobDeleted: completed/silenced, the monitored record, the two metrics updates (the
+//                      jobs finished in one turn of the event loop in one pipeline: redis/PipelineBatch)
 //   deleteAndRelease   JobReleased
 //   job failure        JobFailed via the worker's event (see listenTo): the failed record and tags
 import { Cluster, type Redis } from 'ioredis';
@@ -17,6 +18,7 @@ import type { JobInput } from '../jobs/dispatch';
 import { payloadFor, delayAndPayloadFor } from '../jobs/dispatch';
 import { PhpObject } from '../php/values';
 import { hasHashTag } from '../redis/keys';
+import { PipelineBatch } from '../redis/PipelineBatch';
 import { RedisQueue, type BulkEntry, type RedisQueueOptions } from '../RedisQueue';
 import { randomJobId } from '../payload/createPayload';
 import { HorizonKeys } from './HorizonKeys';
@@ -68,6 +70,8 @@ export class HorizonRedisQueue extends RedisQueue {
   private readonly microtime: Microtime;
   // Horizon's Stopwatch: when each job was reserved here (ms, monotonic).
   private readonly reservedAt = new WeakMap<RedisJob, number>();
+  // The records of the jobs finished in one turn (JobDeleted), sent as one pipeline.
+  private readonly completions: PipelineBatch;
   // Where writes that no caller awaits report their errors (listenTo sets it).
   private reportError: (error: Error) => void = () => undefined;
 
@@ -89,6 +93,13 @@ export class HorizonRedisQueue extends RedisQueue {
     this.tags = new RedisTagRepository(this.horizonKeys);
     this.metrics = new RedisMetricsRepository(this.horizonKeys);
     this.microtime = microtime ?? systemMicrotime;
+    this.completions = new PipelineBatch(this.client);
+  }
+
+  /** Send the finished jobs' records still gathered, then close as RedisQueue does. */
+  override async close(): Promise<void> {
+    this.completions.flush();
+    await super.close();
   }
 
   /** Push a job as Horizon's RedisQueue does; resolves to its id, the payload's uuid. */
@@ -325,17 +336,18 @@ export class HorizonRedisQueue extends RedisQueue {
     const now = this.microtime();
     if (payload.isRetry()) await this.updateRetryInformationOnParent(payload, failed);
     const monitored = failed ? [] : await this.tags.monitored(this.client, payload.tags());
-    const pipe = this.client.pipeline();
-    this.jobs.completed(pipe, payload, payload.isSilenced(), now);
-    if (monitored.length > 0) this.jobs.remember(pipe, job.getConnectionName(), job.getQueue(), payload, now);
-    if (!failed) {
-      const started = this.reservedAt.get(job);
-      const runtime = started === undefined ? '0' : runtimeText(performance.now() - started);
-      this.metrics.incrementQueue(pipe, job.getQueue(), runtime);
-      this.metrics.incrementJob(pipe, payload.displayName(), runtime);
-    }
+    const started = this.reservedAt.get(job);
+    const runtime = started === undefined ? '0' : runtimeText(performance.now() - started);
     this.reservedAt.delete(job);
-    await exec(pipe);
+    // With the other jobs' that finish in this turn, in one pipeline.
+    await this.completions.add((pipe) => {
+      this.jobs.completed(pipe, payload, payload.isSilenced(), now);
+      if (monitored.length > 0) this.jobs.remember(pipe, job.getConnectionName(), job.getQueue(), payload, now);
+      if (!failed) {
+        this.metrics.incrementQueue(pipe, job.getQueue(), runtime);
+        this.metrics.incrementJob(pipe, payload.displayName(), runtime);
+      }
+    });
   }
 
   private async updateRetryInformationOnParent(payload: JobPayload, failed: boolean): Promise<void> {
