@@ -4,9 +4,11 @@
 // comes back as a replica, and no worker or dispatcher is restarted: they find the new primary by themselves.
 //
 // The accounts, as chaos.spec.ts keeps them: every confirmed push ran at least once; a refused push never
-// ran; a job that ran twice had its reservation in flight at the failover (Redis replicates
-// asynchronously, so the primary's last writes, a pop or an acknowledgement, may not have reached the
-// replica before the kill: the job is then still waiting, or still reserved, on the new primary).
+// ran; a job that ran twice had its reservation in flight at the failover. Redis replicates
+// asynchronously, so an acknowledged write can die with a crashed primary whatever the client does; the
+// harness kills the primary only once its replica has every write it ran (LocalSentinel.killPrimary
+// holds writes first). A pop or an acknowledgement sent meanwhile dies unrun with the primary: the job is
+// then still waiting, or still reserved, on the new primary, and a confirmed push is never lost by Redis.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
@@ -210,7 +212,7 @@ describe('Sentinel failover during a run: 10,000 jobs, 2 larq work processes, a 
 
     console.log(
       `      ${confirmed.size} pushes confirmed, ${unconfirmed.size} unconfirmed (${[...unconfirmed].filter((n) => runs.has(n)).length} of them ran), ${refused.size} refused; ` +
-        `all pushed ${pushedAt - began} ms after the start; primary killed at ${killedAt - began} ms, failover ${failover?.failoverMs} ms (port ${failover?.killedPort} -> ${failover?.promotedPort}), old primary back as a replica ${rejoinedMs} ms after the kill`,
+        `all pushed ${pushedAt - began} ms after the start; primary killed at ${killedAt - began} ms, writes held ${failover?.heldMs} ms before it, failover ${failover?.failoverMs} ms (port ${failover?.killedPort} -> ${failover?.promotedPort}), old primary back as a replica ${rejoinedMs} ms after the kill`,
     );
     console.log(
       `      ${runs.size} jobs ran: ${runs.size - twice.length} once, ${twice.length} twice; ${lost.length} lost; left in Redis ${JSON.stringify(left)}`,

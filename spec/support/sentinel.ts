@@ -26,6 +26,8 @@ export interface SentinelFailover {
   killedPort: number;
   /** The port of the replica the sentinels promoted. */
   promotedPort: number;
+  /** Milliseconds the primary held writes before the kill, until its replica had them all. */
+  heldMs: number;
   /** Milliseconds from the kill until every sentinel named the new primary and it took writes. */
   failoverMs: number;
 }
@@ -148,15 +150,30 @@ export class LocalSentinel {
   }
 
   /**
-   * Kills (SIGKILL) the current primary and waits until every running sentinel names the replica as
-   * the primary and the replica reports itself primary.
+   * Kills (SIGKILL) the current primary once its replica has every write it ran, and waits until every
+   * running sentinel names the replica as the primary and the replica reports itself primary.
+   *
+   * Redis replicates asynchronously: a write the primary acknowledged an instant before a crash may never
+   * reach the replica, whatever the client does (Redis' Sentinel documentation says acknowledged writes
+   * can be lost in a failover). So the primary first holds new writes (CLIENT PAUSE WRITE: a write that
+   * arrives meanwhile waits, unrun, and dies with it) until the replica's offset equals its own. A spec
+   * then counts larq's losses, not Redis'.
    */
   async killPrimary(timeoutMs = 30000): Promise<SentinelFailover> {
     const killedPort = await this.primaryPort();
     const candidates = this.dataNodes.filter((n) => n.alive && n.port !== killedPort);
     if (candidates.length === 0) throw new Error('the primary has no running replica to promote');
+    const primary = this.node(killedPort);
+    await primary.command(['CLIENT', 'PAUSE', timeoutMs, 'WRITE']);
+    const heldAt = Date.now();
+    await waitFor(`a replica to have every write of the primary on port ${killedPort}`, timeoutMs, async () => {
+      const offset = Number((await primary.info('replication')).master_repl_offset);
+      for (const replica of candidates)
+        if (Number((await replica.info('replication')).slave_repl_offset) === offset) return true;
+      return undefined;
+    });
     const killedAt = Date.now();
-    await this.node(killedPort).kill();
+    await primary.kill();
     const promotedPort = await waitFor(
       `the sentinels to promote a replica of port ${killedPort}`,
       timeoutMs,
@@ -167,7 +184,7 @@ export class LocalSentinel {
         return (await this.node(port).info('replication')).role === 'master' ? port : undefined;
       },
     );
-    return { killedPort, promotedPort, failoverMs: Date.now() - killedAt };
+    return { killedPort, promotedPort, heldMs: killedAt - heldAt, failoverMs: Date.now() - killedAt };
   }
 
   /**
