@@ -34,13 +34,16 @@ const NAMES_KEPT = 256;
 const LINES_KEPT = 64;
 
 // A job class's share of its lines: its printable name, the tail of its RUNNING line (without -v), and
-// the lines already made in `second` (RUNNING under '', DONE under its run time).
+// the lines already made in `second` (RUNNING under RUNNING_KEY, DONE under its run time in hundredths of
+// a millisecond: a number, so that finding a line takes neither a string to format nor one to hash).
 interface Named {
   text: string;
   running: string;
   second: number;
-  lines: Map<string, string>;
+  lines: Map<number, string>;
 }
+
+const RUNNING_KEY = -1;
 
 /** Whether stdout should get colours: a terminal, and neither NO_COLOR nor FORCE_COLOR=0. */
 export function wantsColors(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
@@ -149,7 +152,7 @@ export class WorkOutput {
   // Without -v a RUNNING or DONE line is the same text for every job of a class in one second (and, for
   // DONE, the same run time): made once, then written again as it is, with nothing to build or copy.
   // `make` gets the stamp the line is kept under, so a second that turns meanwhile cannot show in it.
-  private sameLine(named: Named, key: string, make: (stamp: string) => string): string {
+  private sameLine(named: Named, key: number, make: (stamp: string) => string): string {
     const stamp = this.stamp(Date.now());
     if (named.second !== this.stampSecond) {
       named.second = this.stampSecond;
@@ -194,19 +197,18 @@ export class WorkOutput {
     }
     if (status === 'starting' && !this.options.verbose) {
       this.startedAt.set(job, performance.now());
-      return this.io.out(this.sameLine(named, '', (stamp) => `${stamp} ${name}${named.running}`));
+      return this.io.out(this.sameLine(named, RUNNING_KEY, (stamp) => `${stamp} ${name}${named.running}`));
     }
     if (status === 'success' && !this.options.verbose) {
-      const runTime = this.runTime(job);
-      const dots = Math.max(this.options.width - name.length - runTime.length - 31, 0);
-      return this.io.out(
-        this.sameLine(
-          named,
-          runTime,
-          (stamp) =>
-            `${stamp} ${name} ${this.leader(dots)} ${this.paint(runTime, 'gray')} ${this.paint('DONE', 'green', true)}`,
-        ),
-      );
+      const ms = this.runMs(job);
+      // Below a second the text is a function of the hundredths; a longer run is rare enough to format.
+      const hundredths = ms < 1000 ? Math.round(ms * 100) : null;
+      const done = (stamp: string): string => {
+        const runTime = hundredths === null ? runTimeForHumans(ms) : hundredthsOfMs(hundredths);
+        const dots = Math.max(this.options.width - name.length - runTime.length - 31, 0);
+        return `${stamp} ${name} ${this.leader(dots)} ${this.paint(runTime, 'gray')} ${this.paint('DONE', 'green', true)}`;
+      };
+      return this.io.out(hundredths === null ? done(this.stamp(Date.now())) : this.sameLine(named, hundredths, done));
     }
     const head = `${this.stamp(Date.now())} ${name}${details}`;
     if (status === 'starting') {
@@ -239,10 +241,15 @@ export class WorkOutput {
 
   // Laravel's runTimeForHumans since the job's RUNNING line; forgets when that was.
   private runTime(job: RedisJob): string {
+    return runTimeForHumans(this.runMs(job));
+  }
+
+  // Milliseconds since the job's RUNNING line; forgets when that was.
+  private runMs(job: RedisJob): number {
     const now = performance.now();
     const ms = now - (this.startedAt.get(job) ?? now);
     this.startedAt.delete(job);
-    return runTimeForHumans(ms);
+    return ms;
   }
 
   // writeQueueStatus: `  <time> Queue <name> PAUSED|RESUMED`, or a JSON line.
@@ -311,7 +318,13 @@ function firstLine(error: Error): string {
 
 // Laravel's runTimeForHumans: milliseconds with two decimals below a second, else seconds.
 function runTimeForHumans(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(2)}ms`;
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : hundredthsOfMs(Math.round(ms * 100));
+}
+
+// A run time given in hundredths of a millisecond, as runTimeForHumans writes one below a second.
+function hundredthsOfMs(hundredths: number): string {
+  const fraction = hundredths % 100;
+  return `${(hundredths - fraction) / 100}.${fraction < 10 ? '0' : ''}${fraction}ms`;
 }
 
 // `Y-m-d\TH:i:s.uP` in the app's timezone, as artisan's JSON lines stamp them.

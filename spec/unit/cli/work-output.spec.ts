@@ -43,4 +43,46 @@ describe('WorkOutput', () => {
       '  2026-01-01 00:00:00',
     ]);
   });
+
+  it("writes each DONE line's run time as Laravel's runTimeForHumans: ms with two decimals, seconds from 1 s", () => {
+    const lines: string[] = [];
+    const output = new WorkOutput({ out: (line: string) => lines.push(line), err: () => undefined } as never, {
+      timezone: 'UTC',
+      json: false,
+      verbose: false,
+      colors: false,
+      width: 80,
+    });
+    const worker = new EventEmitter();
+    output.attach(worker as unknown as Worker<RedisJob>, false);
+    const job = () => ({
+      resolveName: () => 'App\\Jobs\\Noop',
+      hasFailed: () => false,
+      isReleased: () => false,
+      isDeletedOrReleased: () => true,
+      payload: () => ({ isObjectJob: true }),
+    });
+    Date.now = () => 1767225600000;
+    const realPerformanceNow = performance.now;
+    let now = 0;
+    performance.now = () => now;
+    try {
+      // the same run times twice: the second line of each is the one kept for the second
+      for (const ms of [0.004, 3.456, 12.3, 7.05, 999.996, 1500, 0.004, 3.456, 12.3, 1500]) {
+        const j = job();
+        now = 100;
+        worker.emit('JobProcessing', { job: j });
+        now = 100 + ms;
+        worker.emit('JobProcessed', { job: j });
+      }
+    } finally {
+      performance.now = realPerformanceNow;
+    }
+    const times = lines.filter((l) => l.endsWith(' DONE')).map((l) => /(\S+) DONE$/.exec(l)![1]);
+    expect(times).to.deep.equal([
+      ...['0.00ms', '3.46ms', '12.30ms', '7.05ms', '1000.00ms', '1.50s'],
+      ...['0.00ms', '3.46ms', '12.30ms', '1.50s'],
+    ]);
+    for (const line of lines.filter((l) => l.endsWith(' DONE'))) expect(line).to.have.length(80 - 2);
+  });
 });
