@@ -12,6 +12,7 @@ import { spawn } from 'child_process';
 import type Redis from 'ioredis';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { appFreeEnv } from '../support/larqProcess';
+import { minorCollections, steadyShareKept, type MinorCollection } from '../support/minorCollections';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const JOBS = 60_000;
@@ -35,7 +36,7 @@ describe('the garbage a dispatched job leaves', function () {
 
   // Each minor collection of a process pushing JOBS jobs through `callers` concurrent callers: what it had
   // allocated since the last one and what survived it.
-  async function minorCollections(callers: number): Promise<{ allocated: number; survived: number }[]> {
+  async function collectionsOfDispatcher(callers: number): Promise<MinorCollection[]> {
     const prefix = randomPrefix();
     const child = spawn(process.execPath, ['--trace-gc-nvp', cli!.compiled(MODULE)], {
       env: appFreeEnv({
@@ -54,13 +55,7 @@ describe('the garbage a dispatched job leaves', function () {
     expect(code, stderr).to.equal(0);
     expect(await client.llen(`${prefix}queues:default`)).to.equal(JOBS);
     await client.del(`${prefix}queues:default`, `${prefix}queues:default:notify`);
-    return stdout
-      .split('\n')
-      .filter((line) => line.includes(' gc=s '))
-      .map((line) => ({
-        allocated: Number(/ allocated=(\d+)/.exec(line)![1]),
-        survived: Number(/ new_space_survived=(\d+)/.exec(line)![1]),
-      }));
+    return minorCollections(stdout);
   }
 
   // What the pushes in flight may hold at a collection: one at 1 caller, 50 at 50. Before the change that
@@ -73,13 +68,9 @@ describe('the garbage a dispatched job leaves', function () {
   ];
   for (const { callers, bound } of cases) {
     it(`with ${callers} concurrent caller${callers === 1 ? '' : 's'}, a minor collection keeps at most ${bound * 100}% of what the process allocated`, async () => {
-      const collections = await minorCollections(callers);
-      // the first half finds the process starting: its modules, connection and compiled code stay
-      const steady = collections.slice(Math.floor(collections.length / 2));
-      expect(steady.length, 'minor collections in the second half').to.be.at.least(8);
-      const allocated = steady.reduce((sum, c) => sum + c.allocated, 0);
-      const survived = steady.reduce((sum, c) => sum + c.survived, 0);
-      expect(survived / allocated).to.be.below(bound);
+      const { count, share } = steadyShareKept(await collectionsOfDispatcher(callers));
+      expect(count, 'minor collections in the second half').to.be.at.least(8);
+      expect(share).to.be.below(bound);
     });
   }
 });

@@ -16,6 +16,7 @@ import { RedisQueue } from '../../lib/RedisQueue';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { appFreeEnv, writeRedisEnv } from '../support/larqProcess';
 import { ChainStep } from '../support/phpJobs';
+import { minorCollections, steadyShareKept, type MinorCollection } from '../support/minorCollections';
 import { randomPrefix, rawClient, requireRedis } from '../support/redis';
 
 const JOBS = 20_000;
@@ -41,10 +42,7 @@ describe('the garbage a finished job leaves', function () {
 
   // Each minor collection of a `larq work` that runs JOBS jobs at `concurrency`: what it had allocated
   // since the last one and what survived it.
-  async function minorCollections(
-    concurrency: number,
-    flags: string[],
-  ): Promise<{ allocated: number; survived: number }[]> {
+  async function collectionsOfWorker(concurrency: number, flags: string[]): Promise<MinorCollection[]> {
     const prefix = randomPrefix();
     const env = join(dir, `${prefix}.env`);
     writeRedisEnv(env, port, prefix);
@@ -71,13 +69,7 @@ describe('the garbage a finished job leaves', function () {
     const code = await new Promise((resolve) => child.on('exit', resolve));
     expect(code, stderr).to.equal(0);
     expect(await client.llen(`${prefix}queues:default`)).to.equal(0);
-    return stdout
-      .split('\n')
-      .filter((line) => line.includes(' gc=s '))
-      .map((line) => ({
-        allocated: Number(/ allocated=(\d+)/.exec(line)![1]),
-        survived: Number(/ new_space_survived=(\d+)/.exec(line)![1]),
-      }));
+    return minorCollections(stdout);
   }
 
   // What the jobs in flight and the worker's own state may hold at a collection: one job at
@@ -92,14 +84,9 @@ describe('the garbage a finished job leaves', function () {
   for (const { concurrency, flags, bound } of cases) {
     const what = [`at concurrency ${concurrency}`, ...flags.map((f) => `with ${f.split('=')[0]}`)].join(' ');
     it(`${what}, a minor collection keeps at most ${bound * 100}% of what the worker allocated`, async () => {
-      const collections = await minorCollections(concurrency, flags);
-      // the first half finds the worker starting and warming up: its modules, connections, compiled code
-      // and first promises stay
-      const steady = collections.slice(Math.floor(collections.length / 2));
-      expect(steady.length, 'minor collections in the second half').to.be.at.least(8);
-      const allocated = steady.reduce((sum, c) => sum + c.allocated, 0);
-      const survived = steady.reduce((sum, c) => sum + c.survived, 0);
-      expect(survived / allocated).to.be.below(bound);
+      const { count, share } = steadyShareKept(await collectionsOfWorker(concurrency, flags));
+      expect(count, 'minor collections in the second half').to.be.at.least(8);
+      expect(share).to.be.below(bound);
     });
   }
 });

@@ -6,28 +6,37 @@ import { WorkOutput } from '../../../lib/cli/WorkOutput';
 import type { RedisJob } from '../../../lib/jobs/RedisJob';
 import type { Worker } from '../../../lib/Worker';
 
+// A worker's events, printed by a WorkOutput without -v into `lines`.
+function attached(lines: string[]): EventEmitter {
+  const output = new WorkOutput({ out: (line: string) => lines.push(line), err: () => undefined } as never, {
+    timezone: 'UTC',
+    json: false,
+    verbose: false,
+    colors: false,
+    width: 80,
+  });
+  const worker = new EventEmitter();
+  output.attach(worker as unknown as Worker<RedisJob>, false);
+  return worker;
+}
+
+// What WorkOutput reads of an object job that ran and deleted itself.
+const noopJob = () => ({
+  resolveName: () => 'App\\Jobs\\Noop',
+  hasFailed: () => false,
+  isReleased: () => false,
+  isDeletedOrReleased: () => true,
+  payload: () => ({ isObjectJob: true }),
+});
+
 describe('WorkOutput', () => {
   const realNow = Date.now;
   afterEach(() => (Date.now = realNow));
 
   it('stamps each RUNNING and DONE line with the second it is written in, kept lines included', () => {
     const lines: string[] = [];
-    const output = new WorkOutput({ out: (line: string) => lines.push(line), err: () => undefined } as never, {
-      timezone: 'UTC',
-      json: false,
-      verbose: false,
-      colors: false,
-      width: 80,
-    });
-    const worker = new EventEmitter();
-    output.attach(worker as unknown as Worker<RedisJob>, false);
-    const job = {
-      resolveName: () => 'App\\Jobs\\Noop',
-      hasFailed: () => false,
-      isReleased: () => false,
-      isDeletedOrReleased: () => true,
-      payload: () => ({ isObjectJob: true }),
-    };
+    const worker = attached(lines);
+    const job = noopJob();
     // 2026-01-01 00:00:00.999 on the first read of the clock, 00:00:01.000 on any read after it.
     const second = 1767225600000;
     let reads = 0;
@@ -46,22 +55,7 @@ describe('WorkOutput', () => {
 
   it("writes each DONE line's run time as Laravel's runTimeForHumans: ms with two decimals, seconds from 1 s", () => {
     const lines: string[] = [];
-    const output = new WorkOutput({ out: (line: string) => lines.push(line), err: () => undefined } as never, {
-      timezone: 'UTC',
-      json: false,
-      verbose: false,
-      colors: false,
-      width: 80,
-    });
-    const worker = new EventEmitter();
-    output.attach(worker as unknown as Worker<RedisJob>, false);
-    const job = () => ({
-      resolveName: () => 'App\\Jobs\\Noop',
-      hasFailed: () => false,
-      isReleased: () => false,
-      isDeletedOrReleased: () => true,
-      payload: () => ({ isObjectJob: true }),
-    });
+    const worker = attached(lines);
     Date.now = () => 1767225600000;
     const realPerformanceNow = performance.now;
     let now = 0;
@@ -69,7 +63,7 @@ describe('WorkOutput', () => {
     try {
       // the same run times twice: the second line of each is the one kept for the second
       for (const ms of [0.004, 3.456, 12.3, 7.05, 999.996, 1500, 0.004, 3.456, 12.3, 1500]) {
-        const j = job();
+        const j = noopJob();
         now = 100;
         worker.emit('JobProcessing', { job: j });
         now = 100 + ms;
