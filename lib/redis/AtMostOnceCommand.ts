@@ -21,7 +21,7 @@ import { UnconfirmedWriteError } from '../errors';
 // The commands written to a socket that have no reply yet, per socket; and the sockets already watched.
 // An array, each command holding its index in it, not a Set: with concurrent pushes the collection never
 // empties, and a Set that never empties keeps every member it ever held past each minor collection (see
-// support/ArrayMap): 15% of what a dispatching process allocated (spec/integration/dispatch-garbage).
+// support/ArrayMap): 10 to 15% of what a dispatching process allocated (spec/integration/dispatch-garbage).
 const unanswered = new WeakMap<object, AtMostOnceCommand[]>();
 
 /** Constructor options of an {@link AtMostOnceCommand}. */
