@@ -180,8 +180,15 @@ export class LocalCluster {
   }
 
   /**
-   * Kills (SIGKILL) the primary owning `key`'s slot and waits until one of its replicas has been promoted
-   * and every surviving node agrees it serves the slot, with cluster_state:ok everywhere.
+   * Kills (SIGKILL) the primary owning `key`'s slot once one of its replicas has every write it ran, and
+   * waits until that replica has been promoted and every surviving node agrees it serves the slot, with
+   * cluster_state:ok everywhere.
+   *
+   * Redis Cluster replicates asynchronously: a write the primary acknowledged an instant before a crash may
+   * never reach a replica, whatever the client does. So the primary first holds new writes (CLIENT PAUSE
+   * WRITE: a write that arrives meanwhile waits, unrun, and dies with it) until a replica's offset equals
+   * its own. A spec then counts larq's losses, not Redis'. (A WAIT sent for that on a connection of its own
+   * waits for nothing: WAIT counts only the writes of the connection it is sent on.)
    */
   async killPrimaryOf(key: string, timeoutMs = 20000): Promise<ClusterFailover> {
     const slot = await this.slotOf(key);
@@ -190,8 +197,16 @@ export class LocalCluster {
     if (!primary) throw new Error(`no live primary serves slot ${slot}`);
     const replicaPorts = view.filter((n) => n.primaryId === primary.id && !n.failing).map((n) => n.port);
     if (replicaPorts.length === 0) throw new Error(`the primary on port ${primary.port} has no replica to promote`);
+    const primaryNode = this.node(primary.port);
+    await primaryNode.command(['CLIENT', 'PAUSE', timeoutMs, 'WRITE']);
+    await waitFor(`a replica to have every write of the primary on port ${primary.port}`, timeoutMs, async () => {
+      const offset = Number((await primaryNode.info('replication')).master_repl_offset);
+      for (const port of replicaPorts)
+        if (Number((await this.node(port).info('replication')).slave_repl_offset) === offset) return true;
+      return undefined;
+    });
     const killedAt = Date.now();
-    await this.node(primary.port).kill();
+    await primaryNode.kill();
     const promotedPort = await waitFor(
       `a replica of port ${primary.port} to serve slot ${slot}`,
       timeoutMs,
