@@ -198,13 +198,10 @@ export class LocalCluster {
     const replicaPorts = view.filter((n) => n.primaryId === primary.id && !n.failing).map((n) => n.port);
     if (replicaPorts.length === 0) throw new Error(`the primary on port ${primary.port} has no replica to promote`);
     const primaryNode = this.node(primary.port);
-    await primaryNode.command(['CLIENT', 'PAUSE', timeoutMs, 'WRITE']);
-    await waitFor(`a replica to have every write of the primary on port ${primary.port}`, timeoutMs, async () => {
-      const offset = Number((await primaryNode.info('replication')).master_repl_offset);
-      for (const port of replicaPorts)
-        if (Number((await this.node(port).info('replication')).slave_repl_offset) === offset) return true;
-      return undefined;
-    });
+    await primaryNode.holdWritesUntilReplicated(
+      replicaPorts.map((port) => this.node(port)),
+      timeoutMs,
+    );
     const killedAt = Date.now();
     await primaryNode.kill();
     const promotedPort = await waitFor(

@@ -130,6 +130,22 @@ export class RedisProcess {
     }
   }
 
+  /**
+   * Holds this primary's new writes (CLIENT PAUSE WRITE, for at most `timeoutMs`: a write that arrives
+   * meanwhile waits, unrun) until one of `replicas` has every write it ran (its offset equals this one's).
+   * Redis replicates asynchronously, so a crash right after an acknowledged write may otherwise lose it;
+   * a WAIT cannot stand in here, as it counts only the writes of the connection it is sent on.
+   */
+  async holdWritesUntilReplicated(replicas: readonly RedisProcess[], timeoutMs: number): Promise<void> {
+    await this.command(['CLIENT', 'PAUSE', timeoutMs, 'WRITE']);
+    await waitFor(`a replica to have every write of the primary on port ${this.port}`, timeoutMs, async () => {
+      const offset = Number((await this.info('replication')).master_repl_offset);
+      for (const replica of replicas)
+        if (Number((await replica.info('replication')).slave_repl_offset) === offset) return true;
+      return undefined;
+    });
+  }
+
   /** Kills the process at once (SIGKILL: a crash, not a shutdown) and resolves when it has exited. */
   async kill(): Promise<void> {
     this.proc?.kill('SIGKILL');

@@ -164,14 +164,8 @@ export class LocalSentinel {
     const candidates = this.dataNodes.filter((n) => n.alive && n.port !== killedPort);
     if (candidates.length === 0) throw new Error('the primary has no running replica to promote');
     const primary = this.node(killedPort);
-    await primary.command(['CLIENT', 'PAUSE', timeoutMs, 'WRITE']);
     const heldAt = Date.now();
-    await waitFor(`a replica to have every write of the primary on port ${killedPort}`, timeoutMs, async () => {
-      const offset = Number((await primary.info('replication')).master_repl_offset);
-      for (const replica of candidates)
-        if (Number((await replica.info('replication')).slave_repl_offset) === offset) return true;
-      return undefined;
-    });
+    await primary.holdWritesUntilReplicated(candidates, timeoutMs);
     const killedAt = Date.now();
     await primary.kill();
     const promotedPort = await waitFor(
