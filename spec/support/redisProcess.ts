@@ -193,9 +193,10 @@ export class RedisProcess {
     return fields;
   }
 
-  private logTail(): string {
+  /** The last `lines` lines of the server's log, to explain a start or a sync that failed. */
+  logTail(lines = 10): string {
     if (!existsSync(this.logFile)) return 'no log';
-    return readFileSync(this.logFile, 'utf8').split('\n').slice(-10).join('\n');
+    return readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n');
   }
 }
 

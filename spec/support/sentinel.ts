@@ -190,16 +190,21 @@ export class LocalSentinel {
     const node = this.node(port);
     const primaryPort = await this.primaryPort();
     await node.start(['--replicaof', '127.0.0.1', String(primaryPort)]);
-    await waitFor(
-      `the restarted node on port ${port} to sync from the primary on port ${primaryPort}`,
-      timeoutMs,
-      async () => {
-        const info = await node.info('replication');
-        return info.role === 'slave' && info.master_port === String(primaryPort) && info.master_link_status === 'up'
-          ? true
-          : undefined;
-      },
-    );
+    try {
+      await waitFor(
+        `the restarted node on port ${port} to sync from the primary on port ${primaryPort}`,
+        timeoutMs,
+        async () => {
+          const info = await node.info('replication');
+          return info.role === 'slave' && info.master_port === String(primaryPort) && info.master_link_status === 'up'
+            ? true
+            : undefined;
+        },
+      );
+    } catch (e) {
+      // Seen once in CI (a sync that took more than 30 s where it takes 8 here): say where it stood.
+      throw new Error(`${(e as Error).message}\n${await this.describeSync(node, primaryPort)}`);
+    }
     await waitFor(
       `every sentinel to list port ${port} as a replica that is up`,
       timeoutMs,
@@ -211,6 +216,31 @@ export class LocalSentinel {
       },
       100,
     );
+  }
+
+  /** What a replica and its primary say of their link: their replication fields and their logs' ends. */
+  private async describeSync(replica: RedisProcess, primaryPort: number): Promise<string> {
+    const fields = async (n: RedisProcess) =>
+      n
+        .info('replication')
+        .then((i) =>
+          Object.entries(i)
+            .filter(([k]) => !/^slave\d|^(master_replid2|second_repl_offset|repl_backlog)/.test(k))
+            .map(([k, v]) => `${k}:${v}`)
+            .join(' '),
+        )
+        .catch((e: Error) => `INFO failed: ${e.message}`);
+    const primary = this.node(primaryPort);
+    const sentinels = await Promise.all(
+      this.sentinelNodes.filter((s) => s.alive).map((s) => this.primaryPort(s.port).catch(() => 'unknown')),
+    );
+    return [
+      `the sentinels name as primary: ${sentinels.join(', ')}`,
+      `replica ${replica.port}: ${await fields(replica)}`,
+      `primary ${primaryPort}: ${await fields(primary)}`,
+      `replica ${replica.port}'s log:\n${replica.logTail(20)}`,
+      `primary ${primaryPort}'s log:\n${primary.logTail(20)}`,
+    ].join('\n');
   }
 
   /** Whether `sentinel` lists the node on `port` as a replica it does not consider down. */
