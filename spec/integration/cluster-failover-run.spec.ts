@@ -19,7 +19,6 @@ import { LocalCluster } from '../support/cluster';
 import { compileCli, type CompiledCli } from '../support/compiled';
 import { ChainStep } from '../support/phpJobs';
 import { randomPrefix } from '../support/redis';
-import { waitFor } from '../support/redisProcess';
 
 const ROOT = join(__dirname, '..', '..');
 const JOBS = 10000;
@@ -155,13 +154,9 @@ describe("failover run: 10,000 jobs, 2 worker processes, the queue's primary kil
       const view = await cluster.view();
       const primaryId = view.find((n) => n.port === primary)!.id;
       const replica = view.find((n) => n.primaryId === primaryId && !n.failing)!.port;
-      await cluster.node(primary).command(['CLIENT', 'PAUSE', 60000, 'WRITE']);
+      // Held for up to 60 s: past the read below and into killPrimaryOf, which holds them again.
+      await cluster.node(primary).holdWritesUntilReplicated([cluster.node(replica)], 60000);
       pausedAt = Date.now();
-      await waitFor('the replica to have every write of its primary', 10000, async () => {
-        const primaryOffset = Number((await cluster.node(primary).info('replication')).master_repl_offset);
-        const replicaOffset = Number((await cluster.node(replica).info('replication')).slave_repl_offset);
-        return replicaOffset === primaryOffset ? true : undefined;
-      });
       // What the replica is promoted with: the primary runs no write once paused, and the replica has them
       // all. Reads still run on a paused primary.
       const reserved = (await cluster.node(primary).command(['ZRANGE', key(first, ':reserved'), 0, -1])) as string[];
