@@ -202,7 +202,7 @@ export class LocalSentinel {
         },
       );
     } catch (e) {
-      // Seen once in CI (a sync that took more than 30 s where it takes 8 here): say where it stood.
+      // Seen once in CI (a sync that took more than 30 s; it usually takes about 8): say where it stood.
       throw new Error(`${(e as Error).message}\n${await this.describeSync(node, primaryPort)}`);
     }
     await waitFor(
