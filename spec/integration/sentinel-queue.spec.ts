@@ -88,12 +88,7 @@ describe('RedisQueue over Sentinel', function () {
           // after the crash, while the sentinels promote the replica: each of those must go through.
           const primary = setup.node(await setup.primaryPort());
           failingOver = setup.killPrimary();
-          await Promise.race([
-            failingOver,
-            (async () => {
-              while (primary.alive) await sleep(1);
-            })(),
-          ]);
+          await Promise.race([failingOver, primary.whenExited()]);
         }
         await sleep(100);
       }

@@ -146,6 +146,11 @@ export class RedisProcess {
     });
   }
 
+  /** Resolves once the process has exited (at once when it is not running). */
+  whenExited(): Promise<void> {
+    return this.exited;
+  }
+
   /** Kills the process at once (SIGKILL: a crash, not a shutdown) and resolves when it has exited. */
   async kill(): Promise<void> {
     this.proc?.kill('SIGKILL');
