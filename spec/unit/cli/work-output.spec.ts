@@ -79,4 +79,28 @@ describe('WorkOutput', () => {
     ]);
     for (const line of lines.filter((l) => l.endsWith(' DONE'))) expect(line).to.have.length(80 - 2);
   });
+
+  it('shows each job its own run time when one second holds more run times than are kept', () => {
+    const lines: string[] = [];
+    const worker = attached(lines);
+    Date.now = () => 1767225600000;
+    const realPerformanceNow = performance.now;
+    let now = 0;
+    performance.now = () => now;
+    // 0.00 to 12.99 ms, twice over: past the lines kept for the second, then each again
+    const hundredths = [...Array(1300).keys(), ...Array(1300).keys()];
+    try {
+      for (const h of hundredths) {
+        const j = noopJob();
+        now = 100;
+        worker.emit('JobProcessing', { job: j });
+        now = 100 + h / 100;
+        worker.emit('JobProcessed', { job: j });
+      }
+    } finally {
+      performance.now = realPerformanceNow;
+    }
+    const times = lines.filter((l) => l.endsWith(' DONE')).map((l) => /(\S+) DONE$/.exec(l)![1]);
+    expect(times).to.deep.equal(hundredths.map((h) => `${(h / 100).toFixed(2)}ms`));
+  });
 });
