@@ -29,6 +29,31 @@ const noopJob = () => ({
   payload: () => ({ isObjectJob: true }),
 });
 
+// The run times that the DONE lines show for jobs run one after another within one second, taking
+// `runTimes` ms each; every DONE line is checked to fill the 80 columns.
+function doneTimes(runTimes: readonly number[]): string[] {
+  const lines: string[] = [];
+  const worker = attached(lines);
+  Date.now = () => 1767225600000;
+  const realPerformanceNow = performance.now;
+  let now = 0;
+  performance.now = () => now;
+  try {
+    for (const ms of runTimes) {
+      const job = noopJob();
+      now = 100;
+      worker.emit('JobProcessing', { job });
+      now = 100 + ms;
+      worker.emit('JobProcessed', { job });
+    }
+  } finally {
+    performance.now = realPerformanceNow;
+  }
+  const done = lines.filter((l) => l.endsWith(' DONE'));
+  for (const line of done) expect(line).to.have.length(80 - 2);
+  return done.map((l) => /(\S+) DONE$/.exec(l)![1]);
+}
+
 describe('WorkOutput', () => {
   const realNow = Date.now;
   afterEach(() => (Date.now = realNow));
@@ -54,53 +79,16 @@ describe('WorkOutput', () => {
   });
 
   it("writes each DONE line's run time as Laravel's runTimeForHumans: ms with two decimals, seconds from 1 s", () => {
-    const lines: string[] = [];
-    const worker = attached(lines);
-    Date.now = () => 1767225600000;
-    const realPerformanceNow = performance.now;
-    let now = 0;
-    performance.now = () => now;
-    try {
-      // the same run times twice: the second line of each is the one kept for the second
-      for (const ms of [0.004, 3.456, 12.3, 7.05, 999.996, 1500, 0.004, 3.456, 12.3, 1500]) {
-        const j = noopJob();
-        now = 100;
-        worker.emit('JobProcessing', { job: j });
-        now = 100 + ms;
-        worker.emit('JobProcessed', { job: j });
-      }
-    } finally {
-      performance.now = realPerformanceNow;
-    }
-    const times = lines.filter((l) => l.endsWith(' DONE')).map((l) => /(\S+) DONE$/.exec(l)![1]);
-    expect(times).to.deep.equal([
+    // the same run times twice: the second line of each is the one kept for the second
+    expect(doneTimes([0.004, 3.456, 12.3, 7.05, 999.996, 1500, 0.004, 3.456, 12.3, 1500])).to.deep.equal([
       ...['0.00ms', '3.46ms', '12.30ms', '7.05ms', '1000.00ms', '1.50s'],
       ...['0.00ms', '3.46ms', '12.30ms', '1.50s'],
     ]);
-    for (const line of lines.filter((l) => l.endsWith(' DONE'))) expect(line).to.have.length(80 - 2);
   });
 
   it('shows each job its own run time when one second holds more run times than are kept', () => {
-    const lines: string[] = [];
-    const worker = attached(lines);
-    Date.now = () => 1767225600000;
-    const realPerformanceNow = performance.now;
-    let now = 0;
-    performance.now = () => now;
     // 0.00 to 12.99 ms, twice over: past the lines kept for the second, then each again
     const hundredths = [...Array(1300).keys(), ...Array(1300).keys()];
-    try {
-      for (const h of hundredths) {
-        const j = noopJob();
-        now = 100;
-        worker.emit('JobProcessing', { job: j });
-        now = 100 + h / 100;
-        worker.emit('JobProcessed', { job: j });
-      }
-    } finally {
-      performance.now = realPerformanceNow;
-    }
-    const times = lines.filter((l) => l.endsWith(' DONE')).map((l) => /(\S+) DONE$/.exec(l)![1]);
-    expect(times).to.deep.equal(hundredths.map((h) => `${(h / 100).toFixed(2)}ms`));
+    expect(doneTimes(hundredths.map((h) => h / 100))).to.deep.equal(hundredths.map((h) => `${(h / 100).toFixed(2)}ms`));
   });
 });
