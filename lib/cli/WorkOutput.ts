@@ -30,10 +30,9 @@ const COLOR = { gray: 90, yellow: 33, green: 32, red: 31, blue: 34 } as const;
 // How many job names WorkOutput keeps the text of before it starts afresh.
 const NAMES_KEPT = 256;
 
-// How many lines of one job class in one second WorkOutput keeps to write again: every DONE line of run
-// times up to 10 ms, one a hundredth of a millisecond. A worker running tens of thousands of jobs a second
-// sees hundreds of run times in each; with 64 kept, half of its lines were made afresh. What is kept is
-// at most what the second wrote, dropped when it ends.
+// How many lines of one job class in one second WorkOutput keeps to write again: its RUNNING line and a
+// DONE line for nearly every run time below 10 ms (kept by hundredths of a millisecond). Lines are kept
+// only for the second they were written in, so this never holds more than that second wrote.
 const LINES_KEPT = 1000;
 
 // A job class's share of its lines: its printable name, the tail of its RUNNING line (without -v), and
